@@ -1,0 +1,35 @@
+"""The `abcd` command: the root typer app and the one place errors become exit codes.
+
+Exit codes: 0 done; 1 refused (bad input, a limit, the gate, a trust check,
+a broken journal), one line on stderr; 2 usage.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from abcd.cli.journal_cmd import app as journal_app
+from abcd.cli.memory_cmd import app as memory_app
+from abcd.errors import AbcdError
+
+app = typer.Typer(
+    name="abcd",
+    help="A memory for AI coding agents that is safe to keep and easy to audit.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(memory_app, name="memory")
+app.add_typer(journal_app, name="journal")
+
+
+def main() -> None:
+    try:
+        app()
+    except AbcdError as err:
+        print(f"abcd: {err}", file=sys.stderr)
+        sys.exit(err.exit_code)
+    except BrokenPipeError:
+        sys.exit(1)

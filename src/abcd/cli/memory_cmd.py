@@ -1,0 +1,182 @@
+"""`abcd memory`: add, import, list and remove notes, and the bare summary."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import msgspec
+import typer
+
+from abcd.cli.output import emit_json, notice
+from abcd.constants import IMPORT_MAX_BYTES
+from abcd.errors import AbcdError, Refused
+from abcd.notes import listing, service
+from abcd.notes.limits import Draft, check_draft, check_session, check_written_by
+from abcd.repo import find_repo
+
+app = typer.Typer(
+    help="Keep notes: add, import, list and remove them. Bare: counts per layer.",
+    invoke_without_command=True,
+    add_completion=False,
+)
+
+By = Annotated[str, typer.Option("--by", help="Who writes: `Vendor:model`, e.g. Claude:claude-opus-4-8.")]
+Session = Annotated[
+    str | None,
+    typer.Option("--session", help="The host's session id (default: $CLAUDE_CODE_SESSION_ID)."),
+]
+
+
+@app.callback()
+def summary(ctx: typer.Context) -> None:
+    """Counts of personal notes for this repository and everywhere, and of the project's notes."""
+    if ctx.invoked_subcommand is not None:
+        return
+    counts = listing.summarize(find_repo())
+    for line in listing.summary_lines(counts):
+        print(line)
+
+
+def _stamp_session(flag: str | None) -> str | None:
+    value, source = service.session_from(flag)
+    session = check_session(value, source)
+    if session is None:
+        notice("session unknown: no --session and no CLAUDE_CODE_SESSION_ID; the note says so")
+    return session
+
+
+def _say_reach(drafts: list[Draft]) -> None:
+    if any(d.everywhere for d in drafts):
+        notice("--everywhere: only this checkout's private names were checked")
+
+
+@app.command()
+def add(
+    title: Annotated[str, typer.Option("--title", help="One line, at most 120 characters.")],
+    recall: Annotated[
+        list[str], typer.Option("--recall", help="A word or short phrase a later prompt would use; 1 to 12.")
+    ],
+    by: By,
+    session: Session = None,
+    everywhere: Annotated[
+        bool, typer.Option("--everywhere", help="Recall in every repository (root null).")
+    ] = False,
+    moved_from_host: Annotated[
+        bool,
+        typer.Option("--moved-from-host", help="The text is a lesson moved from the host's memory files."),
+    ] = False,
+) -> None:
+    """Write one note; the body comes on stdin. Prints the new id."""
+    written_by = check_written_by(by)
+    draft = check_draft(title, sys.stdin.read(), recall, everywhere)
+    stamp = _stamp_session(session)
+    repo = find_repo()
+    (verdict,) = service.judge([draft], repo)
+    if isinstance(verdict, Refused):
+        raise verdict
+    origin = "host-memory-move" if moved_from_host else "agent"
+    (note_id,) = service.add_notes([verdict], written_by=written_by, session=stamp, origin=origin)
+    _say_reach([draft])
+    print(note_id)
+
+
+class _ImportLine(msgspec.Struct, forbid_unknown_fields=True):
+    title: str
+    body: str
+    recall: list[str]
+    everywhere: bool = False
+
+
+_import_decoder = msgspec.json.Decoder(_ImportLine)
+
+
+@app.command("import")
+def import_(
+    file: Annotated[str, typer.Argument(help="JSON lines of notes, or - for stdin.")],
+    by: By,
+    session: Session = None,
+) -> None:
+    """Write many notes from JSON lines (title, body, recall, optional everywhere) in one batch."""
+    written_by = check_written_by(by)
+    data = _read_import(file)
+    stamp = _stamp_session(session)
+    repo = find_repo()
+    drafts: list[tuple[int, Draft]] = []
+    refused: list[tuple[int, str]] = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = _import_decoder.decode(line)
+            drafts.append((number, check_draft(item.title, item.body, item.recall, item.everywhere)))
+        except (msgspec.DecodeError, msgspec.ValidationError) as err:
+            refused.append((number, f"not a note ({err})"))
+        except Refused as err:
+            refused.append((number, str(err)))
+    verdicts = service.judge([d for _, d in drafts], repo)
+    accepted = []
+    for (number, _), verdict in zip(drafts, verdicts, strict=True):
+        if isinstance(verdict, Refused):
+            refused.append((number, str(verdict)))
+        else:
+            accepted.append(verdict)
+    ids = service.add_notes(accepted, written_by=written_by, session=stamp) if accepted else []
+    _say_reach([j.draft for j in accepted])
+    for note_id in ids:
+        print(note_id)
+    for number, why in sorted(refused):
+        notice(f"line {number}: {why}")
+    notice(f"imported {len(ids)} note(s); refused {len(refused)} line(s)")
+    if refused:
+        raise typer.Exit(1)
+
+
+def _read_import(file: str) -> str:
+    try:
+        if file == "-":
+            raw = sys.stdin.buffer.read(IMPORT_MAX_BYTES + 1)
+        else:
+            with open(file, "rb") as handle:
+                raw = handle.read(IMPORT_MAX_BYTES + 1)
+    except OSError as err:
+        raise Refused("unreadable", message=f"refused: {file}: {err.strerror}") from None
+    if len(raw) > IMPORT_MAX_BYTES:
+        raise Refused("too large", message=f"refused: {file}: larger than {IMPORT_MAX_BYTES} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused("not UTF-8", message=f"refused: {file}: not UTF-8 text") from None
+
+
+@app.command("list")
+def list_(json: Annotated[bool, typer.Option("--json", help="Print {\"notes\": [...]}.")] = False) -> None:
+    """Every note in both layers, with its stamps and where it is recalled."""
+    listed = listing.list_notes(find_repo())
+    if json:
+        emit_json({"notes": listed.entries, "unreadable": listed.unreadable})
+    else:
+        for line in listing.render(listed):
+            print(line)
+    for problem in listed.unreadable:
+        notice(problem)
+    if listed.unreadable:
+        raise typer.Exit(1)
+
+
+@app.command()
+def remove(
+    note_id: Annotated[str, typer.Argument(metavar="ID", help="The note's id (mem-...).")],
+    by: Annotated[
+        str, typer.Option("--by", help="Who removes: `Vendor:model`, or `person` (the default).")
+    ] = "person",
+    session: Session = None,
+) -> None:
+    """Remove a personal note (appends NoteRemoved; the journal keeps its history)."""
+    removed_by = check_written_by(by, person_allowed=True)
+    stamp = service.session_from(session)
+    note = service.remove_note(note_id, removed_by=removed_by, session=check_session(*stamp))
+    print(f"removed {note.id}: {note.title}")
+
+
+__all__ = ["AbcdError", "app"]

@@ -1,0 +1,17 @@
+"""Small output helpers shared by the commands: JSON to stdout, notices to stderr."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import msgspec
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(msgspec.json.format(msgspec.json.encode(value).decode(), indent=2) + "\n")
+
+
+def notice(text: str) -> None:
+    """One line on stderr, prefixed so a person sees which tool said it."""
+    print(f"abcd: {text}", file=sys.stderr)

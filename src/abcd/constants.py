@@ -1,0 +1,44 @@
+"""Named limits and sizes, each set once, each with the reason it has that value.
+
+Recall's ranking constants live in `abcd.recall.constants`; everything that
+bounds storage or a note lives here.
+"""
+
+from __future__ import annotations
+
+# --- notes (SPEC section 4): short enough to read in a review, long enough for one lesson
+TITLE_MAX_CHARS = 120
+BODY_MAX_BYTES = 2 * 1024
+RECALL_MIN_WORDS = 1
+RECALL_MAX_WORDS = 12
+RECALL_WORD_MAX_CHARS = 64
+# The host's session ids are UUIDs; the shape allows other hosts' ids but never a link.
+SESSION_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}"
+# `Vendor:model`, the shape of an Assisted-by trailer; a person removing a note may write `person`.
+WRITTEN_BY_PATTERN = r"[A-Z][A-Za-z0-9]{0,31}:[a-z0-9][a-z0-9._-]{0,63}"
+NOTE_ID_PATTERN = r"mem-[0-9]{16}"
+
+# --- the journal (SPEC section 3)
+JOURNAL_VERSION = 1
+# Segments roll at this size so no file grows forever and a fold can start from a checkpoint.
+SEGMENT_MAX_BYTES = 8 * 1024 * 1024
+# One journal line holds one note (at most ~2 KiB body + 12 x 64 recall + stamps);
+# anything longer than this is not a line this tool wrote.
+LINE_MAX_BYTES = 64 * 1024
+ZERO_HASH = "0" * 64
+VIEW_SCHEMA_VERSION = 1
+
+# --- trust (SPEC section 6): bounds on what a reader will load
+RULES_MAX_BYTES = 256 * 1024
+# Set for 10,000 notes at their largest (~3.2 KiB each as JSON) with headroom:
+# a view past this is not one the fold wrote.
+VIEW_MAX_BYTES = 64 * 1024 * 1024
+# `memory import` takes at most this much input: 10,000 notes at their largest.
+IMPORT_MAX_BYTES = 64 * 1024 * 1024
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+# --- the home
+HOME_ENV = "ABCD_HOME"
+HOME_DEFAULT_NAME = ".abcd.noindex"
+SESSION_ENV = "CLAUDE_CODE_SESSION_ID"

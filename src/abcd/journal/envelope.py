@@ -1,0 +1,85 @@
+"""The stored envelope around an event, one JSON object per line, and the hash chain.
+
+A line is `{"v":1,"seq":N,"at":"<UTC RFC 3339, µs>","type":"note.added","prev":"<hex>","data":{...}}`.
+`prev` is the SHA-256 of the previous line's bytes (without its newline);
+the first line's `prev` is 64 zeros. A reader accepts the `v` it knows and
+refuses a newer one by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+
+import msgspec
+
+from abcd.constants import JOURNAL_VERSION
+from abcd.journal.events import EVENT_TYPES, Event, NoteAdded, NoteRemoved
+
+
+class Envelope(msgspec.Struct, frozen=True):
+    """The stored form of one line; `data` stays raw until its `type` picks a decoder."""
+
+    v: int
+    seq: int
+    at: str
+    type: str
+    prev: str
+    data: msgspec.Raw
+
+
+class Record(msgspec.Struct, frozen=True):
+    """A decoded line: the envelope's stamps and the event it carries."""
+
+    seq: int
+    at: str
+    prev: str
+    event: Event
+
+
+class BadLine(ValueError):
+    """A line that is not an event this version can read (the caller names the seq)."""
+
+
+_envelope_decoder = msgspec.json.Decoder(Envelope)
+_data_decoders = {tag: msgspec.json.Decoder(cls) for tag, cls in EVENT_TYPES.items()}
+_encoder = msgspec.json.Encoder()
+
+
+def line_hash(line: bytes) -> str:
+    """The chain hash of a line (bytes without the trailing newline)."""
+    return hashlib.sha256(line).hexdigest()
+
+
+def now_rfc3339() -> str:
+    """The clock's time, UTC, RFC 3339 with microseconds (sorts as text)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def encode_line(seq: int, at: str, prev: str, event: Event) -> bytes:
+    """One journal line, without its newline."""
+    data = msgspec.Raw(_encoder.encode(event))
+    return _encoder.encode(Envelope(JOURNAL_VERSION, seq, at, event.TYPE, prev, data))
+
+
+def decode_envelope(line: bytes) -> Envelope:
+    try:
+        env = _envelope_decoder.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError) as err:
+        raise BadLine(f"not a journal line ({err})") from None
+    if env.v > JOURNAL_VERSION:
+        raise BadLine(f"written by a newer abcd (journal v{env.v}; this one reads v{JOURNAL_VERSION})")
+    return env
+
+
+def decode_line(line: bytes) -> Record:
+    """Decode one line into a `Record`; `BadLine` when it is not one this version reads."""
+    env = decode_envelope(line)
+    decoder = _data_decoders.get(env.type)
+    if decoder is None:
+        raise BadLine(f"unknown event type {env.type!r}")
+    try:
+        event: NoteAdded | NoteRemoved = decoder.decode(env.data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as err:
+        raise BadLine(f"{env.type} data does not decode ({err})") from None
+    return Record(env.seq, env.at, env.prev, event)

@@ -1,0 +1,49 @@
+"""The journal's events: immutable facts, named in the past tense, with explicit string tags.
+
+An event holds what happened and nothing about where it is stored: the
+envelope (`abcd.journal.envelope`) wraps it with seq, time and the hash chain.
+Schema evolution follows msgspec's rules: a new field gets a default, a field
+is never retyped or renamed, and a tag is never renamed.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import msgspec
+
+Origin = Literal["agent", "host-memory-move"]
+
+
+class NoteAdded(msgspec.Struct, frozen=True, kw_only=True):
+    """A note was written. Its time is the envelope's `at`, taken from the clock."""
+
+    TYPE: ClassVar[str] = "note.added"
+
+    id: str
+    title: str
+    body: str
+    recall: tuple[str, ...]
+    root: str | None
+    origin: Origin
+    written_by: str
+    session: str | None
+
+
+class NoteRemoved(msgspec.Struct, frozen=True, kw_only=True):
+    """A note was removed from the view; its `NoteAdded` stays in the journal for ever."""
+
+    TYPE: ClassVar[str] = "note.removed"
+
+    id: str
+    removed_by: str
+    session: str | None
+
+
+Event = NoteAdded | NoteRemoved
+
+# The tag written in the envelope's `type`, mapped to the Struct that decodes `data`.
+EVENT_TYPES: dict[str, type[NoteAdded] | type[NoteRemoved]] = {
+    NoteAdded.TYPE: NoteAdded,
+    NoteRemoved.TYPE: NoteRemoved,
+}

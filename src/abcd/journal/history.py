@@ -1,0 +1,111 @@
+"""Reading history: `audit` lists every event with its provenance; `replay` folds a prefix.
+
+Both walk the chain (a broken journal is named, never shown as if whole).
+`replay --as-of` takes a seq or a time: the view after the last event at or
+before it. `at` never goes backwards (the writer clamps it to the previous
+event's), so a time names one prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+
+import msgspec
+
+from abcd.errors import UsageError
+from abcd.journal.envelope import Record
+from abcd.journal.events import NoteAdded, NoteRemoved
+from abcd.journal.fold import Projection
+from abcd.journal.segments import iter_lines
+from abcd.journal.store import walk
+from abcd.journal.view import EMPTY_VIEW, Checkpoint, View
+from abcd.journal.envelope import line_hash
+from abcd.trust import Home
+
+
+class AuditRow(msgspec.Struct, frozen=True):
+    """One event as a reviewer reads it."""
+
+    seq: int
+    at: str
+    type: str
+    note: str
+    by: str
+    session: str | None
+    origin: str | None
+    title: str | None
+
+
+def records(home: Home, on_bytes: Callable[[int], None] | None = None) -> Iterator[Record]:
+    for _, record in walk(iter_lines(home, on_bytes=on_bytes)):
+        yield record
+
+
+def audit_row(record: Record) -> AuditRow:
+    match record.event:
+        case NoteAdded() as ev:
+            return AuditRow(record.seq, record.at, ev.TYPE, ev.id, ev.written_by, ev.session, ev.origin, ev.title)
+        case NoteRemoved() as ev:
+            return AuditRow(record.seq, record.at, ev.TYPE, ev.id, ev.removed_by, ev.session, None, None)
+
+
+def parse_time(text: str) -> str:
+    """A time as the journal writes it (UTC, µs, `Z`), from RFC 3339 or a bare date."""
+    value = text.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        value += "T00:00:00+00:00"
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"not a time: {text!r} (use RFC 3339, e.g. 2026-11-29T12:00:00Z)") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def matches_by(row_by: str, wanted: str) -> bool:
+    """`--by Claude` matches every Claude model; `--by Claude:claude-opus-4-8` one model."""
+    return row_by == wanted or (":" not in wanted and row_by.split(":", 1)[0] == wanted)
+
+
+def audit(
+    home: Home,
+    *,
+    note: str | None = None,
+    by: str | None = None,
+    session: str | None = None,
+    since: str | None = None,
+    on_bytes: Callable[[int], None] | None = None,
+) -> list[AuditRow]:
+    since_at = parse_time(since) if since else None
+    rows = []
+    for record in records(home, on_bytes):
+        row = audit_row(record)
+        if note and row.note != note:
+            continue
+        if by and not matches_by(row.by, by):
+            continue
+        if session and row.session != session:
+            continue
+        if since_at and row.at < since_at:
+            continue
+        rows.append(row)
+    return rows
+
+
+def replay(home: Home, as_of: str, on_bytes: Callable[[int], None] | None = None) -> View:
+    """The view as it was after seq `as_of`, or at time `as_of`."""
+    stop_seq: int | None = int(as_of) if as_of.isdigit() else None
+    stop_at = None if stop_seq is not None else parse_time(as_of)
+    projection = Projection(EMPTY_VIEW)
+    checkpoint = Checkpoint()
+    for raw, record in walk(iter_lines(home, on_bytes=on_bytes)):
+        if stop_seq is not None and record.seq > stop_seq:
+            break
+        if stop_at is not None and record.at > stop_at:
+            break
+        projection.apply(record)
+        checkpoint = Checkpoint(raw.segment, raw.end, record.seq, line_hash(raw.data))
+    return projection.view(checkpoint)

@@ -1,0 +1,115 @@
+"""Shape and limit checks for a note and its stamps; each refusal names the field and the limit.
+
+The figures come from `abcd.constants`, one place each. These checks judge
+shape only; what a note may say is the gate's to judge (`abcd.gate`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from abcd.constants import (
+    BODY_MAX_BYTES,
+    NOTE_ID_PATTERN,
+    RECALL_MAX_WORDS,
+    RECALL_MIN_WORDS,
+    RECALL_WORD_MAX_CHARS,
+    SESSION_PATTERN,
+    TITLE_MAX_CHARS,
+    WRITTEN_BY_PATTERN,
+)
+from abcd.errors import Refused
+
+_SESSION_RE = re.compile(SESSION_PATTERN)
+_WRITTEN_BY_RE = re.compile(WRITTEN_BY_PATTERN)
+_NOTE_ID_RE = re.compile(NOTE_ID_PATTERN)
+PERSON = "person"
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A note as the caller gave it, after its shape was checked."""
+
+    title: str
+    body: str
+    recall: tuple[str, ...]
+    everywhere: bool = False
+
+
+def _limit(field: str, what: str) -> Refused:
+    return Refused("limit", field, message=f"refused: {field} {what}")
+
+
+def check_title(title: str) -> str:
+    title = title.strip()
+    if not title:
+        raise _limit("title", "is empty")
+    if "\n" in title or "\r" in title:
+        raise _limit("title", "must be one line")
+    if len(title) > TITLE_MAX_CHARS:
+        raise _limit("title", f"is {len(title)} characters; the limit is {TITLE_MAX_CHARS}")
+    return title
+
+
+def check_body(body: str) -> str:
+    body = body.strip()
+    if not body:
+        raise _limit("body", "is empty (the body comes on stdin)")
+    size = len(body.encode("utf-8"))
+    if size > BODY_MAX_BYTES:
+        raise _limit("body", f"is {size} bytes; the limit is {BODY_MAX_BYTES} bytes (2 KiB)")
+    return body
+
+
+def check_recall(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    if not (RECALL_MIN_WORDS <= len(words) <= RECALL_MAX_WORDS):
+        raise _limit(
+            "recall",
+            f"has {len(words)} words; a note takes {RECALL_MIN_WORDS} to {RECALL_MAX_WORDS}",
+        )
+    seen: set[str] = set()
+    out: list[str] = []
+    for index, raw in enumerate(words):
+        field = f"recall[{index}]"
+        word = " ".join(raw.split())
+        if len(word) > RECALL_WORD_MAX_CHARS:
+            raise _limit(field, f"is {len(word)} characters; the limit is {RECALL_WORD_MAX_CHARS}")
+        if not any(ch.isalnum() for ch in word):
+            raise _limit(field, "holds no letter or digit")
+        key = word.casefold()
+        if key in seen:
+            raise _limit(field, "repeats an earlier recall word (ignoring case)")
+        seen.add(key)
+        out.append(word)
+    return tuple(out)
+
+
+def check_draft(title: str, body: str, recall: list[str] | tuple[str, ...], everywhere: bool) -> Draft:
+    return Draft(check_title(title), check_body(body), check_recall(recall), everywhere)
+
+
+def check_written_by(value: str, *, person_allowed: bool = False) -> str:
+    if person_allowed and value == PERSON:
+        return value
+    if not _WRITTEN_BY_RE.fullmatch(value):
+        allowed = "`Vendor:model` (for example Claude:claude-opus-4-8)"
+        if person_allowed:
+            allowed += " or `person`"
+        raise _limit("--by", f"must look like {allowed}")
+    return value
+
+
+def check_session(value: str | None, source: str) -> str | None:
+    """A host session id, shape-checked (never judged as content); `None` when absent."""
+    if value is None or value == "":
+        return None
+    if "://" in value or not _SESSION_RE.fullmatch(value):
+        raise _limit(source, "is not a session id (letters, digits, '_' and '-', at most 128)")
+    return value
+
+
+def check_note_id(value: str) -> str:
+    if not _NOTE_ID_RE.fullmatch(value):
+        raise _limit("id", "is not a note id (mem- and 16 digits)")
+    return value

@@ -1,0 +1,150 @@
+"""What a reviewer sees: every note in both layers with its stamps and its reach, and the counts.
+
+A layer that cannot be read is named with the reason, and the other layer
+is still shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from abcd.errors import AbcdError
+from abcd.journal.store import load
+from abcd.journal.view import Note
+from abcd.notes.project import ProjectNote, read_project_notes
+from abcd.repo import Repo
+from abcd.trust import Home
+
+THIS_REPOSITORY = "this repository"
+EVERYWHERE = "everywhere"
+ANOTHER_REPOSITORY = "another repository"
+PROJECT = "project file"
+
+
+@dataclass
+class Listed:
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+
+
+def _machine_notes(listed: Listed) -> tuple[Note, ...]:
+    try:
+        home = Home.open()
+        if home is None:
+            return ()
+        with home:
+            return load(home).view.notes
+    except AbcdError as err:
+        listed.unreadable.append(f"machine notes unreadable: {err}")
+        return ()
+
+
+def _project_notes(repo: Repo | None, listed: Listed) -> tuple[ProjectNote, ...]:
+    try:
+        return read_project_notes(repo)
+    except AbcdError as err:
+        listed.unreadable.append(f"project notes unreadable: {err}")
+        return ()
+
+
+def reach(note: Note, repo: Repo | None) -> str:
+    if note.root is None:
+        return EVERYWHERE
+    if repo is not None and repo.root_commit == note.root:
+        return THIS_REPOSITORY
+    return ANOTHER_REPOSITORY
+
+
+def list_notes(repo: Repo | None) -> Listed:
+    listed = Listed()
+    for note in _machine_notes(listed):
+        entry: dict[str, Any] = {
+            "id": note.id,
+            "title": note.title,
+            "body": note.body,
+            "recall": list(note.recall),
+            "root": note.root,
+            "origin": note.origin,
+            "written_by": note.written_by,
+            "written_at": note.written_at,
+            "session": note.session,
+            "layer": "machine",
+            "reach": reach(note, repo),
+        }
+        listed.entries.append(entry)
+    for pnote in _project_notes(repo, listed):
+        listed.entries.append(
+            {
+                "id": pnote.id,
+                "title": pnote.title,
+                "body": pnote.body,
+                "recall": list(pnote.recall),
+                "origin": pnote.origin,
+                "written_by": pnote.written_by,
+                "written_at": pnote.written_at,
+                "session": pnote.session,
+                "layer": "project",
+                "reach": PROJECT,
+            }
+        )
+    return listed
+
+
+def render(listed: Listed) -> list[str]:
+    lines: list[str] = []
+    if not listed.entries:
+        lines.append("no notes")
+    for entry in listed.entries:
+        session = f"session {entry['session']}" if entry["session"] else "session unknown"
+        by = entry["written_by"] or "writer unknown"
+        at = entry["written_at"] or "time unknown"
+        where = entry["reach"]
+        if entry["layer"] == "machine" and where == ANOTHER_REPOSITORY:
+            where += f" (root {entry['root'][:12]})"
+        lines.append(f"{entry['id']}  {entry['title']}")
+        lines.append(f"  {entry['layer']} note, recalled {where if where == EVERYWHERE else 'in ' + where}")
+        lines.append(f"  recall: {', '.join(entry['recall'])}")
+        lines.append(f"  written by {by} at {at}, {session}, origin {entry['origin']}")
+        lines.extend(f"  | {body_line}" for body_line in entry["body"].splitlines())
+        lines.append("")
+    return lines
+
+
+@dataclass(frozen=True)
+class Counts:
+    this_repository: int
+    everywhere: int
+    other_repositories: int
+    project: int
+    in_repository: bool
+    unreadable: tuple[str, ...]
+
+
+def summarize(repo: Repo | None) -> Counts:
+    listed = list_notes(repo)
+    by_reach = {THIS_REPOSITORY: 0, EVERYWHERE: 0, ANOTHER_REPOSITORY: 0, PROJECT: 0}
+    for entry in listed.entries:
+        by_reach[entry["reach"]] += 1
+    return Counts(
+        this_repository=by_reach[THIS_REPOSITORY],
+        everywhere=by_reach[EVERYWHERE],
+        other_repositories=by_reach[ANOTHER_REPOSITORY],
+        project=by_reach[PROJECT],
+        in_repository=repo is not None,
+        unreadable=tuple(listed.unreadable),
+    )
+
+
+def summary_lines(counts: Counts) -> list[str]:
+    lines = []
+    if counts.in_repository:
+        lines.append(f"personal notes for this repository: {counts.this_repository}")
+    lines.append(f"personal notes everywhere: {counts.everywhere}")
+    lines.append(f"personal notes for other repositories: {counts.other_repositories}")
+    if counts.in_repository:
+        lines.append(f"notes in the project's file: {counts.project}")
+    else:
+        lines.append("notes in the project's file: none (not in a git repository)")
+    lines.extend(f"unreadable: {problem}" for problem in counts.unreadable)
+    return lines

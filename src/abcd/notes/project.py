@@ -1,0 +1,55 @@
+"""The project's promoted notes: `<repo>/.abcd/memory.json`, the seed schema without `root`.
+
+People write this file in reviewed commits; this tool only reads it. A file
+that fails to read, decode or validate is a `CorruptFile`/`TrustError`
+naming it; an absent file is no notes and costs nothing.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
+from abcd.errors import CorruptFile
+from abcd.repo import PROJECT_MEMORY_REL, Repo
+from abcd.trust import read_repo_file, shown
+
+
+class ProjectNote(msgspec.Struct, kw_only=True, frozen=True):
+    """A promoted note; the stamps are kept when the person copied them across."""
+
+    id: str
+    title: str
+    body: str
+    recall: tuple[str, ...]
+    origin: str = "agent"
+    written_by: str | None = None
+    written_at: str | None = None
+    session: str | None = None
+
+
+class ProjectFile(msgspec.Struct, kw_only=True, frozen=True):
+    schema_version: int
+    notes: tuple[ProjectNote, ...] = ()
+
+
+_decoder = msgspec.json.Decoder(ProjectFile)
+
+
+def read_project_notes(repo: Repo | None) -> tuple[ProjectNote, ...]:
+    """The notes in the project's file; empty outside a repository or without the file."""
+    if repo is None:
+        return ()
+    path = repo.top / PROJECT_MEMORY_REL
+    data = read_repo_file(path, VIEW_MAX_BYTES)
+    if data is None:
+        return ()
+    try:
+        parsed = _decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as err:
+        raise CorruptFile(shown(path), f"not a memory file ({err})") from None
+    if parsed.schema_version > VIEW_SCHEMA_VERSION:
+        raise CorruptFile(
+            shown(path), f"schema_version {parsed.schema_version} is newer than this abcd reads"
+        )
+    return parsed.notes

@@ -1,0 +1,139 @@
+"""The note commands' core: add, import, remove and the summary, called by the thin CLI.
+
+Every write runs shape checks, then the gate, then one journal append whose
+plan (ids minted and checked unique, a removed note checked present) runs
+under the journal lock. A refusal raises before anything is written.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from abcd.constants import SESSION_ENV
+from abcd.errors import AbcdError, Refused
+from abcd.gate import judge_note, load_private_names
+from abcd.journal import store
+from abcd.journal.events import Event, NoteAdded, NoteRemoved, Origin
+from abcd.journal.view import Note, View
+from abcd.notes.ids import mint_id
+from abcd.notes.limits import Draft, check_note_id
+from abcd.notes.project import ProjectNote, read_project_notes
+from abcd.repo import Repo, find_repo
+
+def session_from(flag: str | None) -> tuple[str | None, str]:
+    """The session stamp and where it came from: `--session`, else the host's environment."""
+    if flag:
+        return flag, "--session"
+    return os.environ.get(SESSION_ENV) or None, SESSION_ENV
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A draft that passed the gate, with the root it will be tied to."""
+
+    draft: Draft
+    root: str | None
+
+
+def judge(drafts: Sequence[Draft], repo: Repo | None) -> list[Judged | Refused]:
+    """Each draft through the gate; a refusal is returned in its place, never raised."""
+    names = load_private_names(repo.private_names_files()) if repo else []
+    home = os.environ.get("HOME")
+    out: list[Judged | Refused] = []
+    for draft in drafts:
+        finding = judge_note(draft.title, draft.body, draft.recall, private_names=names, home=home)
+        if finding is not None:
+            out.append(Refused(finding.kind, finding.field))
+            continue
+        if draft.everywhere:
+            out.append(Judged(draft, None))
+            continue
+        if repo is None:
+            out.append(
+                Refused(
+                    "not in a git repository",
+                    message="refused: not in a git repository: a personal note is tied to this "
+                    "repository's root commit; pass --everywhere for a lesson true in every project",
+                )
+            )
+            continue
+        root = repo.root_commit
+        if root is None:
+            out.append(
+                Refused(
+                    "repository has no commit",
+                    message="refused: this repository has no commit yet, so a note cannot be tied "
+                    "to its root commit; commit once, or pass --everywhere",
+                )
+            )
+            continue
+        out.append(Judged(draft, root))
+    return out
+
+
+def add_notes(
+    judged: Sequence[Judged],
+    *,
+    written_by: str,
+    session: str | None,
+    origin: Origin = "agent",
+) -> list[str]:
+    """Append one `NoteAdded` per judged draft, as one batch under one lock; return their ids."""
+
+    def plan(view: View) -> list[Event]:
+        taken = {n.id for n in view.notes} | set(view.removed)
+        events: list[Event] = []
+        for item in judged:
+            note_id = mint_id(taken)
+            taken.add(note_id)
+            events.append(
+                NoteAdded(
+                    id=note_id,
+                    title=item.draft.title,
+                    body=item.draft.body,
+                    recall=item.draft.recall,
+                    root=item.root,
+                    origin=origin,
+                    written_by=written_by,
+                    session=session,
+                )
+            )
+        return events
+
+    _, records = store.append(plan)
+    return [r.event.id for r in records]
+
+
+def remove_note(note_id: str, *, removed_by: str, session: str | None, cwd: Path | None = None) -> Note:
+    """Append `NoteRemoved`; a project note or an unknown id is refused."""
+    check_note_id(note_id)
+    repo = find_repo(cwd)
+    removed: list[Note] = []
+
+    def plan(view: View) -> list[Event]:
+        for note in view.notes:
+            if note.id == note_id:
+                removed.append(note)
+                return [NoteRemoved(id=note_id, removed_by=removed_by, session=session)]
+        if any(n.id == note_id for n in _project_notes_quiet(repo)):
+            raise Refused(
+                "project note",
+                message=f"refused: {note_id} is in the project's file (.abcd/memory.json); "
+                "remove it there in a reviewed change",
+            )
+        if note_id in view.removed:
+            raise Refused("already removed", message=f"refused: {note_id} was already removed")
+        raise Refused("unknown id", message=f"refused: no note {note_id}")
+
+    store.append(plan)
+    return removed[0]
+
+
+def _project_notes_quiet(repo: Repo | None) -> tuple[ProjectNote, ...]:
+    try:
+        return read_project_notes(repo)
+    except AbcdError:
+        return ()

@@ -1,0 +1,271 @@
+"""The home, opened once with `O_NOFOLLOW|O_DIRECTORY`, and `dir_fd`-relative opens below it.
+
+Every open the tool makes goes through `open_at`, one seam a test can wrap to
+record what was opened (SPEC P5). Failures are `TrustError`s naming the file
+in `~/` form; an absent file is `None` and creates nothing.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from abcd.constants import DIR_MODE, FILE_MODE, HOME_DEFAULT_NAME, HOME_ENV
+from abcd.errors import StorageError, TrustError
+
+_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW
+# O_NONBLOCK so that opening a FIFO planted where a file should be never hangs.
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW
+
+
+def open_at(path: str, flags: int, mode: int = FILE_MODE, dir_fd: int | None = None) -> int:
+    """The one place the tool opens a file or folder (a seam for tests)."""
+    return os.open(path, flags, mode, dir_fd=dir_fd)
+
+
+def locate_home() -> Path:
+    """`$ABCD_HOME`, else `~/.abcd.noindex`; never resolved through symlinks."""
+    override = os.environ.get(HOME_ENV)
+    if override:
+        return Path(os.path.abspath(override))
+    return Path(os.path.expanduser("~")) / HOME_DEFAULT_NAME
+
+
+def shown(path: Path | str) -> str:
+    """A path in `~/` form when it lies under the person's home, else as it is."""
+    text = os.fspath(path)
+    home = os.path.expanduser("~")
+    if home and home != "/" and (text == home or text.startswith(home.rstrip("/") + "/")):
+        return "~" + text[len(home.rstrip("/")) :]
+    return text
+
+
+def _check_owner_and_mode(st: os.stat_result, name: str) -> None:
+    if st.st_uid != os.geteuid():
+        raise TrustError(name, "owned by another account")
+    if st.st_mode & 0o022:
+        raise TrustError(name, "writable by group or others")
+
+
+def _refuse_link_error(err: OSError, name: str) -> TrustError | None:
+    # O_NOFOLLOW on a symlink fails with ELOOP (Linux) or EMLINK (some BSDs);
+    # O_DIRECTORY on a non-folder fails with ENOTDIR.
+    if err.errno in (errno.ELOOP, errno.EMLINK):
+        return TrustError(name, "is a symlink (refused: links are never followed)")
+    if err.errno == errno.ENOTDIR:
+        return TrustError(name, "is not a folder")
+    if err.errno == errno.EACCES:
+        return TrustError(name, "permission denied")
+    return None
+
+
+def _parts(rel: str) -> list[str]:
+    parts = [p for p in rel.split("/") if p]
+    if not parts or any(p in (".", "..") for p in parts):
+        raise ValueError(f"not a plain relative path: {rel!r}")
+    return parts
+
+
+def read_repo_file(path: Path, max_bytes: int) -> bytes | None:
+    """Read a file a repository carries: a regular file, not a symlink, within its bound.
+
+    Repository files are reviewed in commits, so ownership and mode are not
+    judged (a CI checkout belongs to whoever cloned it); the final component
+    is still never followed. `None` when absent.
+    """
+    name = shown(path)
+    try:
+        fd = open_at(os.fspath(path), _READ_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise (_refuse_link_error(err, name) or TrustError(name, err.strerror or str(err))) from err
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise TrustError(name, "is not a regular file")
+        return _read_bounded(fd, st, max_bytes, name)
+    finally:
+        os.close(fd)
+
+
+def _read_bounded(fd: int, st: os.stat_result, max_bytes: int, name: str) -> bytes:
+    if st.st_size > max_bytes:
+        raise TrustError(name, f"larger than its bound of {max_bytes} bytes")
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > max_bytes:
+            raise TrustError(name, f"larger than its bound of {max_bytes} bytes")
+    return b"".join(chunks)
+
+
+class Home:
+    """The machine home, held open as a folder descriptor for `dir_fd`-relative opens."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self.fd = fd
+
+    # -- opening -------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path | None = None, *, create: bool = False) -> Home | None:
+        """Open the home; `None` when it is absent and `create` is false."""
+        path = path or locate_home()
+        name = shown(path)
+        if create:
+            try:
+                os.mkdir(path, DIR_MODE)
+            except FileExistsError:
+                pass
+            except OSError as err:
+                raise StorageError(f"{name}: cannot create: {err.strerror}") from err
+        try:
+            fd = open_at(os.fspath(path), _DIR_FLAGS)
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            raise (_refuse_link_error(err, name) or TrustError(name, str(err))) from err
+        try:
+            _check_owner_and_mode(os.fstat(fd), name)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(path, fd)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Home:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def shown(self, rel: str = "") -> str:
+        return shown(self.path / rel if rel else self.path)
+
+    # -- folders -------------------------------------------------------------
+
+    def open_dir(self, rel: str, *, create: bool = False) -> int | None:
+        """A descriptor of the folder `rel` below the home, every step opened without following.
+
+        `None` when a step is absent and `create` is false. The caller closes it.
+        """
+        fd = os.dup(self.fd)
+        walked = ""
+        try:
+            for part in _parts(rel):
+                walked = f"{walked}/{part}" if walked else part
+                name = self.shown(walked)
+                if create:
+                    try:
+                        os.mkdir(part, DIR_MODE, dir_fd=fd)
+                    except FileExistsError:
+                        pass
+                    except OSError as err:
+                        raise StorageError(f"{name}: cannot create: {err.strerror}") from err
+                try:
+                    child = open_at(part, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    os.close(fd)
+                    return None
+                except OSError as err:
+                    raise (_refuse_link_error(err, name) or TrustError(name, str(err))) from err
+                os.close(fd)
+                fd = child
+                _check_owner_and_mode(os.fstat(fd), name)
+            return fd
+        except BaseException:
+            os.close(fd)
+            raise
+
+    @contextmanager
+    def folder(self, rel: str, *, create: bool = False) -> Iterator[int | None]:
+        fd = self.open_dir(rel, create=create) if rel else os.dup(self.fd)
+        try:
+            yield fd
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    # -- files ---------------------------------------------------------------
+
+    def _split(self, rel: str) -> tuple[str, str]:
+        parts = _parts(rel)
+        return "/".join(parts[:-1]), parts[-1]
+
+    def open_file(self, rel: str, flags: int = _READ_FLAGS) -> tuple[int, os.stat_result] | None:
+        """Open `rel` for reading after every check; `None` when absent. The caller closes it."""
+        folder, leaf = self._split(rel)
+        name = self.shown(rel)
+        with self.folder(folder) as dfd:
+            if dfd is None:
+                return None
+            try:
+                fd = open_at(leaf, flags | _NOFOLLOW, dir_fd=dfd)
+            except FileNotFoundError:
+                return None
+            except OSError as err:
+                raise (_refuse_link_error(err, name) or TrustError(name, str(err))) from err
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise TrustError(name, "is not a regular file")
+            _check_owner_and_mode(st, name)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, st
+
+    def read(self, rel: str, max_bytes: int) -> bytes | None:
+        """The whole of `rel`, after every check; `None` when absent (nothing is created)."""
+        opened = self.open_file(rel)
+        if opened is None:
+            return None
+        fd, st = opened
+        try:
+            return _read_bounded(fd, st, max_bytes, self.shown(rel))
+        except OSError as err:
+            raise StorageError(f"{self.shown(rel)}: {err.strerror}") from err
+        finally:
+            os.close(fd)
+
+    def write_atomic(self, rel: str, data: bytes) -> None:
+        """Replace `rel` whole: temp file in the same folder, fsync, rename, fsync the folder."""
+        folder, leaf = self._split(rel)
+        name = self.shown(rel)
+        with self.folder(folder, create=True) as dfd:
+            assert dfd is not None  # create=True never yields None
+            tmp = f".{leaf}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+            try:
+                fd = open_at(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE, dfd)
+                try:
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                os.rename(tmp, leaf, src_dir_fd=dfd, dst_dir_fd=dfd)
+                os.fsync(dfd)
+            except OSError as err:
+                try:
+                    os.unlink(tmp, dir_fd=dfd)
+                except OSError:
+                    pass
+                raise StorageError(f"{name}: cannot write: {err.strerror}") from err

@@ -1,0 +1,85 @@
+"""Every test runs in its own ABCD_HOME, with a person's HOME of its own and no host session."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+@pytest.fixture(autouse=True)
+def abcd_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A throwaway ABCD_HOME (not created: the tool creates it on the first write)."""
+    home = tmp_path / "abcd-home"
+    person = tmp_path / "person"
+    person.mkdir()
+    monkeypatch.setenv("ABCD_HOME", str(home))
+    monkeypatch.setenv("HOME", str(person))
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    yield home
+
+
+def git(cwd: Path, *args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository with one commit; the working folder is its top."""
+    top = tmp_path / "project"
+    top.mkdir()
+    git(top, "init", "-q", "-b", "main")
+    git(top, "commit", "-q", "--allow-empty", "-m", "first")
+    monkeypatch.chdir(top)
+    return top
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def abcd() -> Run:
+    """Run the real `abcd` command in a subprocess, as a person or an agent would."""
+
+    def run(*args: str, stdin: str = "", cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
+        full_env = dict(os.environ)
+        if env:
+            full_env.update(env)
+        proc = subprocess.run(
+            [sys.executable, "-m", "abcd", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env=full_env,
+            timeout=120,
+        )
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    return run
+
+
+BY = "Claude:claude-opus-4-8"
