@@ -64,7 +64,9 @@ Run = Callable[..., Result]
 def abcd() -> Run:
     """Run the real `abcd` command in a subprocess, as a person or an agent would."""
 
-    def run(*args: str, stdin: str = "", cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
+    def run(
+        *args: str, stdin: str = "", cwd: Path | None = None, env: dict[str, str] | None = None
+    ) -> Result:
         full_env = dict(os.environ)
         if env:
             full_env.update(env)

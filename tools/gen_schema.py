@@ -43,12 +43,15 @@ def main(argv: list[str]) -> int:
     wanted = {name: render(schema) for name, schema in schemas().items()}
     present = {p.name for p in OUT.glob("*.json")} if OUT.exists() else set()
     stale = sorted(
-        name for name, text in wanted.items()
+        name
+        for name, text in wanted.items()
         if not (OUT / name).exists() or (OUT / name).read_text(encoding="utf-8") != text
     ) + sorted(present - wanted.keys())
     if check:
         for name in stale:
-            print(f"journal_schema/{name} is stale: run python tools/gen_schema.py", file=sys.stderr)
+            print(
+                f"journal_schema/{name} is stale: run python tools/gen_schema.py", file=sys.stderr
+            )
         return 1 if stale else 0
     OUT.mkdir(exist_ok=True)
     for name in present - wanted.keys():

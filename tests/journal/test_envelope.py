@@ -31,7 +31,9 @@ removed_events = st.builds(NoteRemoved, id=ids, removed_by=st.just("person"), se
 
 
 @given(event=added_events | removed_events, seq=st.integers(1, 10**9))
-def test_every_event_survives_a_round_trip_through_one_line(event: NoteAdded | NoteRemoved, seq: int) -> None:
+def test_every_event_survives_a_round_trip_through_one_line(
+    event: NoteAdded | NoteRemoved, seq: int
+) -> None:
     line = encode_line(seq, "2026-11-29T12:00:00.000000Z", ZERO_HASH, event)
     assert b"\n" not in line
     record = decode_line(line)
@@ -49,8 +51,10 @@ def test_the_envelope_has_the_spec_fields_in_order() -> None:
 
 def test_a_newer_version_is_refused_by_name() -> None:
     event = NoteRemoved(id="mem-0000000000000001", removed_by="person", session=None)
-    line = encode_line(1, "2026-11-29T12:00:00.000000Z", ZERO_HASH, event).replace(b'"v":1', b'"v":2')
-    with pytest.raises(BadLine, match="newer abcd.*v2"):
+    line = encode_line(1, "2026-11-29T12:00:00.000000Z", ZERO_HASH, event).replace(
+        b'"v":1', b'"v":2'
+    )
+    with pytest.raises(BadLine, match=r"newer abcd.*v2"):
         decode_line(line)
 
 

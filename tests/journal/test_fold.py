@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import shutil
 import tempfile
@@ -32,7 +34,9 @@ events = st.lists(
 
 
 def as_records(evs: list[Event]) -> list[Record]:
-    return [Record(i + 1, f"2026-11-29T12:00:{i:02d}.000000Z", "0" * 64, e) for i, e in enumerate(evs)]
+    return [
+        Record(i + 1, f"2026-11-29T12:00:{i:02d}.000000Z", "0" * 64, e) for i, e in enumerate(evs)
+    ]
 
 
 @given(events, st.lists(st.integers(0, 40), max_size=5))
@@ -41,7 +45,7 @@ def test_folding_all_at_once_equals_folding_in_pieces(evs: list[Event], cuts: li
     whole = fold(EMPTY_VIEW, records)
     bounds = sorted({0, len(records), *(c for c in cuts if c <= len(records))})
     view = EMPTY_VIEW
-    for start, end in zip(bounds, bounds[1:], strict=False):
+    for start, end in itertools.pairwise(bounds):
         view = fold(view, records[start:end])
     assert view == whole
 
@@ -95,7 +99,11 @@ class NotesMachine(RuleBasedStateMachine):
         self.model: dict[str, str] = {}
         self.counter = 0
 
-    @rule(title=st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=30))
+    @rule(
+        title=st.text(
+            st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=30
+        )
+    )
     def add(self, title: str) -> None:
         self.counter += 1
         nid = note_id(self.counter)
@@ -116,10 +124,8 @@ class NotesMachine(RuleBasedStateMachine):
                 raise Refused("unknown id")
             return []
 
-        try:
+        with contextlib.suppress(Refused):
             store.append(plan)
-        except Refused:
-            pass
 
     @rule()
     def lose_the_view(self) -> None:

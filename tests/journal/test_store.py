@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -64,7 +63,9 @@ def test_a_reader_folds_lines_past_the_checkpoint_without_writing(abcd_home: Pat
     assert (abcd_home / "memory.json").read_bytes() == stored
 
 
-def test_a_view_whose_checkpoint_is_not_in_the_journal_is_refolded_not_believed(abcd_home: Path) -> None:
+def test_a_view_whose_checkpoint_is_not_in_the_journal_is_refolded_not_believed(
+    abcd_home: Path,
+) -> None:
     append_adds(2)
     data = json.loads((abcd_home / "memory.json").read_bytes())
     data["notes"][0]["title"] = "forged"
@@ -96,8 +97,8 @@ def test_segments_roll_at_the_fixed_size_and_the_chain_runs_across_them(
 ) -> None:
     monkeypatch.setattr(store, "SEGMENT_MAX_BYTES", 1500)
     append_adds(12)
-    with Home.open(abcd_home) as home:  # type: ignore[union-attr]
-        numbers = segments.list_segments(home)
+    with Home.open(abcd_home) as home, segments.Segments(home) as segs:  # type: ignore[union-attr]
+        numbers = segs.numbers()
     assert len(numbers) > 2
     assert all(segment(abcd_home, n).stat().st_size <= 1500 for n in numbers)
     (abcd_home / "memory.json").unlink()

@@ -38,7 +38,9 @@ def test_an_intact_journal_verifies(abcd_home: Path, journal: bytes) -> None:
 
 
 @pytest.mark.parametrize("k", range(N))
-def test_editing_any_line_content_is_caught_at_its_seq(abcd_home: Path, journal: bytes, k: int) -> None:
+def test_editing_any_line_content_is_caught_at_its_seq(
+    abcd_home: Path, journal: bytes, k: int
+) -> None:
     lines = journal.splitlines(keepends=True)
     event = json.loads(lines[k])
     event["data"]["id"] = "mem-1111111111111111"
@@ -50,7 +52,9 @@ def test_editing_any_line_content_is_caught_at_its_seq(abcd_home: Path, journal:
 
 
 @pytest.mark.parametrize("k", range(N))
-def test_editing_any_line_prev_is_caught_at_its_seq(abcd_home: Path, journal: bytes, k: int) -> None:
+def test_editing_any_line_prev_is_caught_at_its_seq(
+    abcd_home: Path, journal: bytes, k: int
+) -> None:
     lines = journal.splitlines(keepends=True)
     event = json.loads(lines[k])
     event["prev"] = "1" * 64
@@ -81,7 +85,9 @@ def test_swapping_any_two_neighbours_is_caught(abcd_home: Path, journal: bytes, 
 
 
 @pytest.mark.parametrize("k", range(N))
-def test_truncating_inside_or_after_any_line_is_caught(abcd_home: Path, journal: bytes, k: int) -> None:
+def test_truncating_inside_or_after_any_line_is_caught(
+    abcd_home: Path, journal: bytes, k: int
+) -> None:
     lines = journal.splitlines(keepends=True)
     kept = b"".join(lines[:k])
     for cut in (kept, kept + lines[k][: len(lines[k]) // 2]):
@@ -91,7 +97,9 @@ def test_truncating_inside_or_after_any_line_is_caught(abcd_home: Path, journal:
         assert "truncated" in report.breaks[0].what and report.breaks[0].seq == k + 1
 
 
-def test_a_torn_tail_past_the_checkpoint_is_noted_not_failed(abcd_home: Path, journal: bytes) -> None:
+def test_a_torn_tail_past_the_checkpoint_is_noted_not_failed(
+    abcd_home: Path, journal: bytes
+) -> None:
     segment(abcd_home).write_bytes(journal + b'{"v":1,"seq":51')
     report = check(abcd_home)
     assert report.ok and any("torn" in n for n in report.notes)

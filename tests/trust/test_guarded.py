@@ -108,7 +108,10 @@ def test_a_repository_file_behind_a_symlink_is_refused(tmp_path: Path) -> None:
 
 
 def test_paths_under_the_persons_home_are_shown_in_tilde_form(tmp_path: Path) -> None:
-    assert shown(Path(os.environ["HOME"]) / ".abcd.noindex" / "memory.json") == "~/.abcd.noindex/memory.json"
+    assert (
+        shown(Path(os.environ["HOME"]) / ".abcd.noindex" / "memory.json")
+        == "~/.abcd.noindex/memory.json"
+    )
     assert shown(tmp_path / "x") == str(tmp_path / "x")
 
 
@@ -117,7 +120,9 @@ def test_a_symlinked_view_is_a_loud_error_naming_it_in_tilde_form(
 ) -> None:
     home = Path(os.environ["HOME"]) / ".abcd.noindex"
     monkeypatch.setenv("ABCD_HOME", str(home))
-    added = abcd("memory", "add", "--title", "t", "--recall", "w", "--by", BY, "--everywhere", stdin="body")
+    added = abcd(
+        "memory", "add", "--title", "t", "--recall", "w", "--by", BY, "--everywhere", stdin="body"
+    )
     assert added.code == 0, added.err
     view = home / "memory.json"
     target = tmp_path / "elsewhere.json"
@@ -127,7 +132,9 @@ def test_a_symlinked_view_is_a_loud_error_naming_it_in_tilde_form(
     listed = abcd("memory", "list")
     assert listed.code == 1
     assert "~/.abcd.noindex/memory.json: is a symlink" in listed.err
-    refused = abcd("memory", "add", "--title", "t2", "--recall", "w", "--by", BY, "--everywhere", stdin="b")
+    refused = abcd(
+        "memory", "add", "--title", "t2", "--recall", "w", "--by", BY, "--everywhere", stdin="b"
+    )
     assert refused.code == 1 and "~/.abcd.noindex/memory.json" in refused.err
     rebuilt = abcd("journal", "rebuild")
     assert rebuilt.code == 0, rebuilt.err

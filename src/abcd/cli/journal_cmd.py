@@ -9,7 +9,7 @@ import typer
 from abcd.cli.output import emit_json, notice
 from abcd.errors import AbcdError
 from abcd.journal import history
-from abcd.journal.segments import total_bytes
+from abcd.journal.segments import Segments
 from abcd.journal.store import rebuild as rebuild_view
 from abcd.journal.verify import verify as verify_chain
 from abcd.journal.view import View
@@ -30,7 +30,8 @@ def _home() -> Home:
 
 
 def _progress(home: Home, label: str) -> Progress:
-    return Progress(label, total_bytes(home))
+    with Segments(home) as segs:
+        return Progress(label, segs.total_bytes())
 
 
 @app.command()
@@ -55,9 +56,15 @@ def verify() -> None:
 @app.command()
 def audit(
     note: Annotated[str | None, typer.Option("--note", help="Only this note's events.")] = None,
-    by: Annotated[str | None, typer.Option("--by", help="Only this writer (`Claude` or `Claude:model`).")] = None,
-    session: Annotated[str | None, typer.Option("--session", help="Only this session's events.")] = None,
-    since: Annotated[str | None, typer.Option("--since", help="Only events at or after this time.")] = None,
+    by: Annotated[
+        str | None, typer.Option("--by", help="Only this writer (`Claude` or `Claude:model`).")
+    ] = None,
+    session: Annotated[
+        str | None, typer.Option("--session", help="Only this session's events.")
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="Only events at or after this time.")
+    ] = None,
     json: Json = False,
 ) -> None:
     """Every event, oldest first: seq, time, type, note id, who, session, origin."""
@@ -66,7 +73,9 @@ def audit(
     if home is not None:
         with home:
             bar = _progress(home, "audit")
-            rows = history.audit(home, note=note, by=by, session=session, since=since, on_bytes=bar.advance)
+            rows = history.audit(
+                home, note=note, by=by, session=session, since=since, on_bytes=bar.advance
+            )
             bar.close()
     if json:
         emit_json({"events": rows})
@@ -75,7 +84,9 @@ def audit(
         session_text = row.session or "session unknown"
         origin = f" origin {row.origin}" if row.origin else ""
         title = f"  {row.title}" if row.title else ""
-        print(f"{row.seq:>6}  {row.at}  {row.type:<12}  {row.note}  {row.by}  {session_text}{origin}{title}")
+        print(
+            f"{row.seq:>6}  {row.at}  {row.type:<12}  {row.note}  {row.by}  {session_text}{origin}{title}"
+        )
     if not rows:
         print("no events")
 
@@ -119,7 +130,9 @@ def rebuild() -> None:
     if not (added or dropped or changed) and old.journal == new.journal:
         print(f"view was up to date: {len(new.notes)} note(s) at seq {new.journal.seq}")
         return
-    print(f"view rebuilt: {len(new.notes)} note(s) at seq {new.journal.seq} (was seq {old.journal.seq})")
+    print(
+        f"view rebuilt: {len(new.notes)} note(s) at seq {new.journal.seq} (was seq {old.journal.seq})"
+    )
     for label, ids in (("added", added), ("dropped", dropped), ("changed", changed)):
         if ids:
             print(f"  {label}: {', '.join(ids)}")

@@ -11,6 +11,7 @@ import typer
 from abcd.cli.output import emit_json, notice
 from abcd.constants import IMPORT_MAX_BYTES
 from abcd.errors import AbcdError, Refused
+from abcd.journal.events import Origin
 from abcd.notes import listing, service
 from abcd.notes.limits import Draft, check_draft, check_session, check_written_by
 from abcd.repo import find_repo
@@ -21,7 +22,9 @@ app = typer.Typer(
     add_completion=False,
 )
 
-By = Annotated[str, typer.Option("--by", help="Who writes: `Vendor:model`, e.g. Claude:claude-opus-4-8.")]
+By = Annotated[
+    str, typer.Option("--by", help="Who writes: `Vendor:model`, e.g. Claude:claude-opus-4-8.")
+]
 Session = Annotated[
     str | None,
     typer.Option("--session", help="The host's session id (default: $CLAUDE_CODE_SESSION_ID)."),
@@ -40,13 +43,15 @@ def summary(ctx: typer.Context) -> None:
 
 def _stamp_session(flag: str | None) -> str | None:
     value, source = service.session_from(flag)
-    session = check_session(value, source)
+    return check_session(value, source)
+
+
+def _say_written(drafts: list[Draft], session: str | None) -> None:
+    """What a reviewer should know about notes just written (said after the write, never before)."""
+    if not drafts:
+        return
     if session is None:
         notice("session unknown: no --session and no CLAUDE_CODE_SESSION_ID; the note says so")
-    return session
-
-
-def _say_reach(drafts: list[Draft]) -> None:
     if any(d.everywhere for d in drafts):
         notice("--everywhere: only this checkout's private names were checked")
 
@@ -55,7 +60,8 @@ def _say_reach(drafts: list[Draft]) -> None:
 def add(
     title: Annotated[str, typer.Option("--title", help="One line, at most 120 characters.")],
     recall: Annotated[
-        list[str], typer.Option("--recall", help="A word or short phrase a later prompt would use; 1 to 12.")
+        list[str],
+        typer.Option("--recall", help="A word or short phrase a later prompt would use; 1 to 12."),
     ],
     by: By,
     session: Session = None,
@@ -64,7 +70,9 @@ def add(
     ] = False,
     moved_from_host: Annotated[
         bool,
-        typer.Option("--moved-from-host", help="The text is a lesson moved from the host's memory files."),
+        typer.Option(
+            "--moved-from-host", help="The text is a lesson moved from the host's memory files."
+        ),
     ] = False,
 ) -> None:
     """Write one note; the body comes on stdin. Prints the new id."""
@@ -75,9 +83,9 @@ def add(
     (verdict,) = service.judge([draft], repo)
     if isinstance(verdict, Refused):
         raise verdict
-    origin = "host-memory-move" if moved_from_host else "agent"
+    origin: Origin = "host-memory-move" if moved_from_host else "agent"
     (note_id,) = service.add_notes([verdict], written_by=written_by, session=stamp, origin=origin)
-    _say_reach([draft])
+    _say_written([draft], stamp)
     print(note_id)
 
 
@@ -109,7 +117,9 @@ def import_(
             continue
         try:
             item = _import_decoder.decode(line)
-            drafts.append((number, check_draft(item.title, item.body, item.recall, item.everywhere)))
+            drafts.append(
+                (number, check_draft(item.title, item.body, item.recall, item.everywhere))
+            )
         except (msgspec.DecodeError, msgspec.ValidationError) as err:
             refused.append((number, f"not a note ({err})"))
         except Refused as err:
@@ -122,7 +132,7 @@ def import_(
         else:
             accepted.append(verdict)
     ids = service.add_notes(accepted, written_by=written_by, session=stamp) if accepted else []
-    _say_reach([j.draft for j in accepted])
+    _say_written([j.draft for j in accepted], stamp)
     for note_id in ids:
         print(note_id)
     for number, why in sorted(refused):
@@ -150,7 +160,9 @@ def _read_import(file: str) -> str:
 
 
 @app.command("list")
-def list_(json: Annotated[bool, typer.Option("--json", help="Print {\"notes\": [...]}.")] = False) -> None:
+def list_(
+    json: Annotated[bool, typer.Option("--json", help='Print {"notes": [...]}.')] = False,
+) -> None:
     """Every note in both layers, with its stamps and where it is recalled."""
     listed = listing.list_notes(find_repo())
     if json:

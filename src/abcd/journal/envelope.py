@@ -68,7 +68,9 @@ def decode_envelope(line: bytes) -> Envelope:
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         raise BadLine(f"not a journal line ({err})") from None
     if env.v > JOURNAL_VERSION:
-        raise BadLine(f"written by a newer abcd (journal v{env.v}; this one reads v{JOURNAL_VERSION})")
+        raise BadLine(
+            f"written by a newer abcd (journal v{env.v}; this one reads v{JOURNAL_VERSION})"
+        )
     return env
 
 

@@ -42,7 +42,9 @@ class Projection:
                     self.removed[note_id] = None
 
     def view(self, checkpoint: Checkpoint) -> View:
-        return View(journal=checkpoint, notes=tuple(self.notes.values()), removed=tuple(self.removed))
+        return View(
+            journal=checkpoint, notes=tuple(self.notes.values()), removed=tuple(self.removed)
+        )
 
 
 def fold(view: View, records: Iterable[Record], checkpoint: Checkpoint | None = None) -> View:

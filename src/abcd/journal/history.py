@@ -15,13 +15,12 @@ from datetime import UTC, datetime
 import msgspec
 
 from abcd.errors import UsageError
-from abcd.journal.envelope import Record
+from abcd.journal.envelope import Record, line_hash
 from abcd.journal.events import NoteAdded, NoteRemoved
 from abcd.journal.fold import Projection
-from abcd.journal.segments import iter_lines
+from abcd.journal.segments import Segments
 from abcd.journal.store import walk
 from abcd.journal.view import EMPTY_VIEW, Checkpoint, View
-from abcd.journal.envelope import line_hash
 from abcd.trust import Home
 
 
@@ -39,16 +38,28 @@ class AuditRow(msgspec.Struct, frozen=True):
 
 
 def records(home: Home, on_bytes: Callable[[int], None] | None = None) -> Iterator[Record]:
-    for _, record in walk(iter_lines(home, on_bytes=on_bytes)):
-        yield record
+    with Segments(home) as segs:
+        for _, record in walk(segs.lines(on_bytes=on_bytes)):
+            yield record
 
 
 def audit_row(record: Record) -> AuditRow:
     match record.event:
         case NoteAdded() as ev:
-            return AuditRow(record.seq, record.at, ev.TYPE, ev.id, ev.written_by, ev.session, ev.origin, ev.title)
+            return AuditRow(
+                record.seq,
+                record.at,
+                ev.TYPE,
+                ev.id,
+                ev.written_by,
+                ev.session,
+                ev.origin,
+                ev.title,
+            )
         case NoteRemoved() as ev:
-            return AuditRow(record.seq, record.at, ev.TYPE, ev.id, ev.removed_by, ev.session, None, None)
+            return AuditRow(
+                record.seq, record.at, ev.TYPE, ev.id, ev.removed_by, ev.session, None, None
+            )
 
 
 def parse_time(text: str) -> str:
@@ -59,7 +70,9 @@ def parse_time(text: str) -> str:
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
-        raise UsageError(f"not a time: {text!r} (use RFC 3339, e.g. 2026-11-29T12:00:00Z)") from None
+        raise UsageError(
+            f"not a time: {text!r} (use RFC 3339, e.g. 2026-11-29T12:00:00Z)"
+        ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -101,11 +114,12 @@ def replay(home: Home, as_of: str, on_bytes: Callable[[int], None] | None = None
     stop_at = None if stop_seq is not None else parse_time(as_of)
     projection = Projection(EMPTY_VIEW)
     checkpoint = Checkpoint()
-    for raw, record in walk(iter_lines(home, on_bytes=on_bytes)):
-        if stop_seq is not None and record.seq > stop_seq:
-            break
-        if stop_at is not None and record.at > stop_at:
-            break
-        projection.apply(record)
-        checkpoint = Checkpoint(raw.segment, raw.end, record.seq, line_hash(raw.data))
+    with Segments(home) as segs:
+        for raw, record in walk(segs.lines(on_bytes=on_bytes)):
+            if stop_seq is not None and record.seq > stop_seq:
+                break
+            if stop_at is not None and record.at > stop_at:
+                break
+            projection.apply(record)
+            checkpoint = Checkpoint(raw.segment, raw.end, record.seq, line_hash(raw.data))
     return projection.view(checkpoint)

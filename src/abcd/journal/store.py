@@ -18,18 +18,22 @@ from dataclasses import dataclass
 
 from abcd.constants import FILE_MODE, LINE_MAX_BYTES, SEGMENT_MAX_BYTES, VIEW_MAX_BYTES, ZERO_HASH
 from abcd.errors import JournalBroken, StorageError, TrustError
-from abcd.journal.envelope import BadLine, Record, decode_envelope, decode_line, encode_line
-from abcd.journal.envelope import line_hash, now_rfc3339
+from abcd.journal.envelope import (
+    BadLine,
+    Record,
+    decode_envelope,
+    decode_line,
+    encode_line,
+    line_hash,
+    now_rfc3339,
+)
 from abcd.journal.events import Event
 from abcd.journal.fold import Projection
 from abcd.journal.segments import (
     JOURNAL_DIR,
     LOCK_NAME,
     RawLine,
-    Scan,
-    iter_lines,
-    list_segments,
-    read_line_ending_at,
+    Segments,
     segment_name,
     segment_rel,
 )
@@ -70,7 +74,7 @@ class Loaded:
     refolded: str | None  # why the view was folded from zero, when it was
 
 
-def _trusted_base(home: Home) -> tuple[View, str, str | None]:
+def _trusted_base(home: Home, segs: Segments) -> tuple[View, str, str | None]:
     """The stored view if its checkpoint matches the journal, else the empty view and why."""
     data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
     if data is None:
@@ -81,12 +85,16 @@ def _trusted_base(home: Home) -> tuple[View, str, str | None]:
         return EMPTY_VIEW, "", f"memory.json: {err}"
     cp = view.journal
     if cp.seq == 0:
-        return (view, "", None) if cp == Checkpoint() and not view.notes else (
-            EMPTY_VIEW,
-            "",
-            "memory.json has notes but no checkpoint",
+        return (
+            (view, "", None)
+            if cp == Checkpoint() and not view.notes
+            else (
+                EMPTY_VIEW,
+                "",
+                "memory.json has notes but no checkpoint",
+            )
         )
-    line = read_line_ending_at(home, cp.segment, cp.offset)
+    line = segs.line_ending_at(cp.segment, cp.offset)
     if line is None or line_hash(line) != cp.head:
         return EMPTY_VIEW, "", f"memory.json's checkpoint (seq {cp.seq}) is not in the journal"
     try:
@@ -97,7 +105,7 @@ def _trusted_base(home: Home) -> tuple[View, str, str | None]:
 
 
 def fold_from(
-    home: Home, base: View, *, on_bytes: Callable[[int], None] | None = None
+    segs: Segments, base: View, *, on_bytes: Callable[[int], None] | None = None
 ) -> tuple[View, str, int]:
     """`base` with every journal line after its checkpoint folded in; the last `at`; lines read."""
     cp = base.journal
@@ -106,7 +114,7 @@ def fold_from(
     last: RawLine | None = None
     last_record: Record | None = None
     count = 0
-    lines = iter_lines(home, start_segment, start_offset, on_bytes=on_bytes)
+    lines = segs.lines(start_segment, start_offset, on_bytes=on_bytes)
     for raw, record in walk(lines, cp.head, cp.seq):
         projection.apply(record)
         last, last_record = raw, record
@@ -119,16 +127,21 @@ def fold_from(
 
 def load(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Loaded:
     """The current view: the stored one, checked and brought forward, or re-folded from zero."""
-    base, at, why = _trusted_base(home)
+    with Segments(home) as segs:
+        return _load(home, segs, on_bytes)
+
+
+def _load(home: Home, segs: Segments, on_bytes: Callable[[int], None] | None = None) -> Loaded:
+    base, at, why = _trusted_base(home, segs)
     try:
-        view, new_at, count = fold_from(home, base, on_bytes=on_bytes)
+        view, new_at, count = fold_from(segs, base, on_bytes=on_bytes)
     except JournalBroken:
         if base is EMPTY_VIEW:
             raise
         # The stored checkpoint matched but what follows does not chain on: trust nothing.
         why = "the journal after memory.json's checkpoint does not chain on"
         base, at = EMPTY_VIEW, ""
-        view, new_at, count = fold_from(home, base, on_bytes=on_bytes)
+        view, new_at, count = fold_from(segs, base, on_bytes=on_bytes)
     stale = why is not None or count > 0
     if why == "memory.json is absent" and view.journal.seq == 0:
         stale = False  # no journal and no view: nothing to write
@@ -150,16 +163,16 @@ def load_view(home_path: os.PathLike[str] | None = None) -> View:
 
 
 @contextmanager
-def journal_lock(home: Home) -> Iterator[None]:
+def journal_lock(segs: Segments) -> Iterator[None]:
     """The exclusive journal lock (portalocker on `journal/.lock`), held for the whole append."""
     import portalocker  # imported here: only writers pay for it
 
-    with home.folder(JOURNAL_DIR, create=True) as dfd:
-        assert dfd is not None
-        try:
-            fd = open_at(LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE, dfd)
-        except OSError as err:
-            raise TrustError(home.shown(f"{JOURNAL_DIR}/{LOCK_NAME}"), str(err)) from err
+    assert segs.dfd is not None
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = open_at(LOCK_NAME, flags, FILE_MODE, segs.dfd)
+    except OSError as err:
+        raise TrustError(segs.home.shown(f"{JOURNAL_DIR}/{LOCK_NAME}"), str(err)) from err
     handle = os.fdopen(fd, "r+b")
     try:
         portalocker.lock(handle, portalocker.LOCK_EX)
@@ -168,14 +181,15 @@ def journal_lock(home: Home) -> Iterator[None]:
         handle.close()  # closing the descriptor releases the lock
 
 
-def repair_torn_tail(home: Home) -> bool:
+def repair_torn_tail(segs: Segments) -> bool:
     """Cut a last line that lacks its newline (a crashed append); call under the lock only."""
-    segments = list_segments(home)
+    segments = segs.numbers()
     if not segments:
         return False
     number = segments[-1]
     rel = segment_rel(number)
-    opened = home.open_file(rel, os.O_RDWR)
+    home = segs.home
+    opened = segs.open(number, os.O_RDWR)
     if opened is None:
         return False
     fd, st = opened
@@ -191,43 +205,43 @@ def repair_torn_tail(home: Home) -> bool:
         os.ftruncate(fd, keep)
         os.fsync(fd)
     except OSError as err:
-        raise StorageError(f"{home.shown(rel)}: cannot repair the torn tail: {err.strerror}") from err
+        raise StorageError(
+            f"{home.shown(rel)}: cannot repair the torn tail: {err.strerror}"
+        ) from err
     finally:
         os.close(fd)
-    if keep == 0 and number > 1:
-        with home.folder(JOURNAL_DIR) as dfd:
-            assert dfd is not None
-            os.unlink(segment_name(number), dir_fd=dfd)
-            os.fsync(dfd)
+    if keep == 0 and number > 1 and segs.dfd is not None:
+        os.unlink(segment_name(number), dir_fd=segs.dfd)
+        os.fsync(segs.dfd)
     return True
 
 
-def _write_lines(home: Home, number: int, data: bytes, offset: int) -> None:
-    """Append `data` to segment `number` in one `O_APPEND` write, fsync; undo a partial write."""
+def append_lines(segs: Segments, number: int, data: bytes, offset: int) -> None:
+    """Append `data` to segment `number` in one `O_APPEND` write and fsync; undo a partial write.
+
+    `offset` is where the caller found the segment's end under the lock; a new
+    segment (offset 0) also fsyncs the folder so its name survives a crash.
+    """
     rel = segment_rel(number)
-    with home.folder(JOURNAL_DIR, create=True) as dfd:
-        assert dfd is not None
-        new = offset == 0
+    assert segs.dfd is not None
+    opened = segs.home.open_in(segs.dfd, segment_name(number), rel, _APPEND_FLAGS)
+    assert opened is not None  # O_CREAT
+    fd, st = opened
+    try:
+        if st.st_size != offset:
+            raise JournalBroken(0, f"segment is {st.st_size} bytes where {offset} were folded", rel)
+        view = memoryview(data)
         try:
-            fd = open_at(segment_name(number), _APPEND_FLAGS, FILE_MODE, dfd)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
         except OSError as err:
-            raise TrustError(home.shown(rel), str(err)) from err
-        try:
-            st = os.fstat(fd)
-            if st.st_size != offset:
-                raise JournalBroken(0, f"segment is {st.st_size} bytes where {offset} were folded", rel)
-            view = memoryview(data)
-            try:
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            except OSError as err:
-                os.ftruncate(fd, offset)  # nothing half-written
-                raise StorageError(f"{home.shown(rel)}: cannot append: {err.strerror}") from err
-        finally:
-            os.close(fd)
-        if new:
-            os.fsync(dfd)
+            os.ftruncate(fd, offset)  # nothing half-written
+            raise StorageError(f"{segs.home.shown(rel)}: cannot append: {err.strerror}") from err
+    finally:
+        os.close(fd)
+    if offset == 0:
+        os.fsync(segs.dfd)
 
 
 def append(
@@ -242,9 +256,9 @@ def append(
 
     home = Home.open(Path(home_path) if home_path is not None else None, create=True)
     assert home is not None
-    with home, journal_lock(home):
-        repair_torn_tail(home)
-        loaded = load(home)
+    with home, Segments(home, create=True) as segs, journal_lock(segs):
+        repair_torn_tail(segs)
+        loaded = _load(home, segs)
         events = plan(loaded.view)
         if not events:
             if loaded.stale:
@@ -265,7 +279,7 @@ def append(
         number, offset = (cp.segment, cp.offset) if cp.segment else (1, 0)
         if offset and offset + len(data) > SEGMENT_MAX_BYTES:
             number, offset = number + 1, 0
-        _write_lines(home, number, data, offset)
+        append_lines(segs, number, data, offset)
         projection = Projection(loaded.view)
         for record in records:
             projection.apply(record)
@@ -282,13 +296,13 @@ def rebuild(
 
     home = Home.open(Path(home_path) if home_path is not None else None, create=True)
     assert home is not None
-    with home, journal_lock(home):
-        repair_torn_tail(home)
+    with home, Segments(home, create=True) as segs, journal_lock(segs):
+        repair_torn_tail(segs)
         try:
             data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
             old = decode_view(data) if data is not None else None
         except (TrustError, ValueError):
             old = None  # an untrusted view is replaced, never believed
-        view, _, _ = fold_from(home, EMPTY_VIEW, on_bytes=on_bytes)
+        view, _, _ = fold_from(segs, EMPTY_VIEW, on_bytes=on_bytes)
         home.write_atomic(VIEW_FILE, encode_view(view))
         return old, view

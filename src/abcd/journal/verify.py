@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from abcd.constants import VIEW_MAX_BYTES, ZERO_HASH
 from abcd.errors import TrustError
 from abcd.journal.envelope import BadLine, decode_envelope, line_hash
-from abcd.journal.segments import RawLine, Scan, iter_lines, segment_name
+from abcd.journal.segments import RawLine, Scan, Segments, segment_name
 from abcd.journal.store import VIEW_FILE
 from abcd.journal.view import Checkpoint, decode_view
 from abcd.trust import Home
@@ -64,7 +64,11 @@ def _diagnose(lines: list[_Line], last_head: str | None) -> Break | None:
             if any(other.seq == expected_seq for other in lines[index + 1 :]):
                 what = f"reordered: seq {line.seq} stands where {expected_seq} belongs"
             elif line.seq > expected_seq:
-                gap = f"{expected_seq}" if line.seq == expected_seq + 1 else f"{expected_seq} to {line.seq - 1}"
+                gap = (
+                    f"{expected_seq}"
+                    if line.seq == expected_seq + 1
+                    else f"{expected_seq} to {line.seq - 1}"
+                )
                 what = f"missing: seq {gap} deleted"
             else:
                 what = f"reordered: seq {line.seq} appears again"
@@ -75,9 +79,15 @@ def _diagnose(lines: list[_Line], last_head: str | None) -> Break | None:
             # Editing the line before changed its hash; editing this line's prev changed this
             # line's hash too, so the link out of it breaks as well.
             mine = line_hash(line.raw.data)
-            out_ok = lines[index + 1].prev == mine if index + 1 < len(lines) else last_head in (None, mine)
+            out_ok = (
+                lines[index + 1].prev == mine
+                if index + 1 < len(lines)
+                else last_head in (None, mine)
+            )
             if out_ok:
-                return Break(line.seq - 1, "edited: its hash no longer matches the next event's prev", where)
+                return Break(
+                    line.seq - 1, "edited: its hash no longer matches the next event's prev", where
+                )
             return Break(line.seq, "edited: its prev does not match the event before it", where)
         expected_prev = line_hash(line.raw.data)
         expected_seq = line.seq + 1
@@ -91,9 +101,15 @@ def _check_view(lines: list[_Line], cp: Checkpoint) -> Break | None:
         if line.seq == cp.seq:
             where = f"journal/{segment_name(line.raw.segment)}"
             if line_hash(line.raw.data) != cp.head:
-                return Break(cp.seq, "edited: its hash is not the head the view was folded to", where)
+                return Break(
+                    cp.seq, "edited: its hash is not the head the view was folded to", where
+                )
             if (line.raw.segment, line.raw.end) != (cp.segment, cp.offset):
-                return Break(cp.seq, "the view's checkpoint names the wrong place; rebuild the view", VIEW_FILE)
+                return Break(
+                    cp.seq,
+                    "the view's checkpoint names the wrong place; rebuild the view",
+                    VIEW_FILE,
+                )
             return None
     return Break(
         last_seq + 1,
@@ -109,7 +125,9 @@ def verify(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Repo
     scan = Scan()
     lines: list[_Line] = []
     segments: set[int] = set()
-    for raw in iter_lines(home, scan=scan, on_bytes=on_bytes):
+    with Segments(home) as segs:
+        raws = list(segs.lines(scan=scan, on_bytes=on_bytes))
+    for raw in raws:
         segments.add(raw.segment)
         try:
             env = decode_envelope(raw.data)
@@ -137,11 +155,15 @@ def verify(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Repo
         report.breaks.append(found)
     if scan.torn_inside is not None:
         where = f"journal/{segment_name(scan.torn_inside)}"
-        report.breaks.append(Break(0, "truncated: a segment before the last ends inside a line", where))
+        report.breaks.append(
+            Break(0, "truncated: a segment before the last ends inside a line", where)
+        )
     if checkpoint is not None and checkpoint.seq and not report.breaks:
         view_break = _check_view(lines, checkpoint)
         if view_break is not None:
             report.breaks.append(view_break)
     if scan.torn_tail:
-        report.notes.append("the last line is torn (an interrupted append); the next write cuts it away")
+        report.notes.append(
+            "the last line is torn (an interrupted append); the next write cuts it away"
+        )
     return report

@@ -85,7 +85,9 @@ def check_recall(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def check_draft(title: str, body: str, recall: list[str] | tuple[str, ...], everywhere: bool) -> Draft:
+def check_draft(
+    title: str, body: str, recall: list[str] | tuple[str, ...], everywhere: bool
+) -> Draft:
     return Draft(check_title(title), check_body(body), check_recall(recall), everywhere)
 
 

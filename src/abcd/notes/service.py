@@ -23,6 +23,7 @@ from abcd.notes.limits import Draft, check_note_id
 from abcd.notes.project import ProjectNote, read_project_notes
 from abcd.repo import Repo, find_repo
 
+
 def session_from(flag: str | None) -> tuple[str | None, str]:
     """The session stamp and where it came from: `--session`, else the host's environment."""
     if flag:
@@ -107,7 +108,9 @@ def add_notes(
     return [r.event.id for r in records]
 
 
-def remove_note(note_id: str, *, removed_by: str, session: str | None, cwd: Path | None = None) -> Note:
+def remove_note(
+    note_id: str, *, removed_by: str, session: str | None, cwd: Path | None = None
+) -> Note:
     """Append `NoteRemoved`; a project note or an unknown id is refused."""
     check_note_id(note_id)
     repo = find_repo(cwd)

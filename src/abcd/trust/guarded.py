@@ -12,7 +12,7 @@ import os
 import secrets
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from abcd.constants import DIR_MODE, FILE_MODE, HOME_DEFAULT_NAME, HOME_ENV
@@ -171,24 +171,28 @@ class Home:
         try:
             for part in _parts(rel):
                 walked = f"{walked}/{part}" if walked else part
-                name = self.shown(walked)
                 if create:
                     try:
                         os.mkdir(part, DIR_MODE, dir_fd=fd)
                     except FileExistsError:
                         pass
                     except OSError as err:
-                        raise StorageError(f"{name}: cannot create: {err.strerror}") from err
+                        raise StorageError(
+                            f"{self.shown(walked)}: cannot create: {err.strerror}"
+                        ) from err
                 try:
                     child = open_at(part, _DIR_FLAGS, dir_fd=fd)
                 except FileNotFoundError:
                     os.close(fd)
                     return None
                 except OSError as err:
+                    name = self.shown(walked)
                     raise (_refuse_link_error(err, name) or TrustError(name, str(err))) from err
                 os.close(fd)
                 fd = child
-                _check_owner_and_mode(os.fstat(fd), name)
+                st = os.fstat(fd)
+                if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+                    _check_owner_and_mode(st, self.shown(walked))
             return fd
         except BaseException:
             os.close(fd)
@@ -212,21 +216,28 @@ class Home:
     def open_file(self, rel: str, flags: int = _READ_FLAGS) -> tuple[int, os.stat_result] | None:
         """Open `rel` for reading after every check; `None` when absent. The caller closes it."""
         folder, leaf = self._split(rel)
-        name = self.shown(rel)
         with self.folder(folder) as dfd:
             if dfd is None:
                 return None
-            try:
-                fd = open_at(leaf, flags | _NOFOLLOW, dir_fd=dfd)
-            except FileNotFoundError:
-                return None
-            except OSError as err:
-                raise (_refuse_link_error(err, name) or TrustError(name, str(err))) from err
+            return self.open_in(dfd, leaf, rel, flags)
+
+    def open_in(
+        self, dfd: int, leaf: str, rel: str, flags: int = _READ_FLAGS
+    ) -> tuple[int, os.stat_result] | None:
+        """Open `leaf` in the folder `dfd` (which is `rel`'s folder) after every check."""
+        try:
+            fd = open_at(leaf, flags | _NOFOLLOW, dir_fd=dfd)
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            name = self.shown(rel)
+            raise (_refuse_link_error(err, name) or TrustError(name, str(err))) from err
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                raise TrustError(name, "is not a regular file")
-            _check_owner_and_mode(st, name)
+                raise TrustError(self.shown(rel), "is not a regular file")
+            if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+                _check_owner_and_mode(st, self.shown(rel))
         except BaseException:
             os.close(fd)
             raise
@@ -264,8 +275,6 @@ class Home:
                 os.rename(tmp, leaf, src_dir_fd=dfd, dst_dir_fd=dfd)
                 os.fsync(dfd)
             except OSError as err:
-                try:
+                with suppress(OSError):
                     os.unlink(tmp, dir_fd=dfd)
-                except OSError:
-                    pass
                 raise StorageError(f"{name}: cannot write: {err.strerror}") from err

@@ -1,0 +1,137 @@
+"""`abcd journal` through the real command: verify, audit, replay, rebuild."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from tests.conftest import BY, Run
+
+
+def add(abcd: Run, title: str, *extra: str, session: str = "s-one") -> str:
+    result = abcd(
+        "memory",
+        "add",
+        "--title",
+        title,
+        "--recall",
+        "w",
+        "--by",
+        BY,
+        "--everywhere",
+        "--session",
+        session,
+        *extra,
+        stdin=f"body of {title}",
+    )
+    assert result.code == 0, result.err
+    return result.out.strip()
+
+
+def test_verify_passes_an_intact_journal_and_prints_nothing_on_stderr_off_a_terminal(
+    abcd: Run,
+) -> None:
+    add(abcd, "one")
+    add(abcd, "two")
+    result = abcd("journal", "verify")
+    assert result.code == 0 and "2 event(s)" in result.out
+    assert result.err == ""
+
+
+def test_verify_names_the_first_bad_seq_and_exits_1(abcd: Run, abcd_home: Path) -> None:
+    for title in ("one", "two", "three"):
+        add(abcd, title)
+    seg = abcd_home / "journal" / "000001.jsonl"
+    seg.write_bytes(seg.read_bytes().replace(b"body of two", b"body of 2wo"))
+    result = abcd("journal", "verify")
+    assert result.code == 1
+    assert "seq 2" in result.err and "edited" in result.err
+
+
+def test_audit_lists_every_event_with_its_provenance_and_filters(abcd: Run) -> None:
+    first = add(abcd, "one", session="s-one")
+    add(abcd, "two", session="s-two")
+    assert abcd("memory", "remove", first, "--by", "person").code == 0
+    events = json.loads(abcd("journal", "audit", "--json").out)["events"]
+    assert [e["seq"] for e in events] == [1, 2, 3]
+    assert set(events[0]) >= {"seq", "at", "type", "note", "by", "session", "origin"}
+    assert events[0]["origin"] == "agent" and events[2]["type"] == "note.removed"
+    by_note = json.loads(abcd("journal", "audit", "--note", first, "--json").out)["events"]
+    assert [e["seq"] for e in by_note] == [1, 3]
+    by_session = json.loads(abcd("journal", "audit", "--session", "s-two", "--json").out)["events"]
+    assert [e["seq"] for e in by_session] == [2]
+    by_writer = json.loads(abcd("journal", "audit", "--by", "Claude", "--json").out)["events"]
+    assert [e["seq"] for e in by_writer] == [1, 2]
+    later = json.loads(abcd("journal", "audit", "--since", events[1]["at"], "--json").out)["events"]
+    assert [e["seq"] for e in later] == [2, 3]
+    text = abcd("journal", "audit").out
+    assert "note.removed" in text and "s-two" in text
+
+
+def test_audit_refuses_a_time_it_cannot_read(abcd: Run) -> None:
+    add(abcd, "one")
+    result = abcd("journal", "audit", "--since", "yesterday-ish")
+    assert result.code == 2 and "not a time" in result.err
+
+
+def test_replay_shows_the_view_as_of_a_seq_and_as_of_a_time(abcd: Run) -> None:
+    first = add(abcd, "one")
+    time.sleep(0.01)
+    add(abcd, "two")
+    abcd("memory", "remove", first)
+    at_two = json.loads(abcd("journal", "replay", "--as-of", "2", "--json").out)
+    assert [n["title"] for n in at_two["notes"]] == ["one", "two"]
+    now = json.loads(abcd("journal", "replay", "--as-of", "3", "--json").out)
+    assert [n["title"] for n in now["notes"]] == ["two"]
+    stamp = json.loads(abcd("journal", "audit", "--json").out)["events"][0]["at"]
+    then = json.loads(abcd("journal", "replay", "--as-of", stamp, "--json").out)
+    assert [n["title"] for n in then["notes"]] == ["one"]
+    assert "as of seq 1" in abcd("journal", "replay", "--as-of", stamp).out
+
+
+def test_rebuild_reprojects_the_view_and_says_what_changed(abcd: Run, abcd_home: Path) -> None:
+    add(abcd, "one")
+    add(abcd, "two")
+    assert "up to date" in abcd("journal", "rebuild").out
+    view = json.loads((abcd_home / "memory.json").read_text())
+    view["notes"][0]["title"] = "tampered"
+    (abcd_home / "memory.json").write_text(json.dumps(view))
+    result = abcd("journal", "rebuild")
+    assert result.code == 0 and "changed" in result.out
+    assert json.loads((abcd_home / "memory.json").read_text())["notes"][0]["title"] == "one"
+
+
+def test_verify_names_a_view_ahead_of_the_journal(abcd: Run, abcd_home: Path) -> None:
+    add(abcd, "one")
+    add(abcd, "two")
+    seg = abcd_home / "journal" / "000001.jsonl"
+    seg.write_bytes(seg.read_bytes().splitlines(keepends=True)[0])
+    result = abcd("journal", "verify")
+    assert result.code == 1 and "view ahead of journal" in result.err and "seq 2" in result.err
+
+
+def test_verify_and_audit_of_no_journal_say_so(abcd: Run, abcd_home: Path) -> None:
+    assert "nothing to verify" in abcd("journal", "verify").out
+    assert "no events" in abcd("journal", "audit").out
+    assert not abcd_home.exists()
+
+
+def test_long_work_draws_a_progress_bar_on_a_terminal_only(abcd: Run, abcd_home: Path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    add(abcd, "one")
+    master, slave = pty.openpty()
+    proc = subprocess.run(
+        [sys.executable, "-m", "abcd", "journal", "verify"], stderr=slave, capture_output=False,
+        stdout=subprocess.PIPE, text=True, timeout=60,
+    )
+    os.close(slave)
+    drawn = os.read(master, 4096).decode()
+    os.close(master)
+    assert proc.returncode == 0
+    assert "verify [" in drawn and "100%" in drawn
+    assert abcd("journal", "verify").err == ""

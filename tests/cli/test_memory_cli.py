@@ -1,0 +1,263 @@
+"""`abcd memory` through the real command: add, import, list, remove and the bare summary."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BY, Run, git
+
+ID = re.compile(r"^mem-[0-9]{16}$")
+
+
+def add(
+    abcd: Run,
+    title: str = "The tests need the race flag",
+    *extra: str,
+    body: str = "Run go test -race.",
+    recall: tuple[str, ...] = ("test", "race"),
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+):  # type: ignore[no-untyped-def]
+    args = ["memory", "add", "--title", title, "--by", BY, *extra]
+    for word in recall:
+        args += ["--recall", word]
+    return abcd(*args, stdin=body, env=env, cwd=cwd)
+
+
+def listed(abcd: Run, cwd: Path | None = None) -> list[dict[str, object]]:
+    result = abcd("memory", "list", "--json", cwd=cwd)
+    assert result.code == 0, result.err
+    notes: list[dict[str, object]] = json.loads(result.out)["notes"]
+    return notes
+
+
+def test_add_prints_a_new_id_and_the_note_records_who_when_and_which_session(
+    abcd: Run, repo: Path
+) -> None:
+    result = add(abcd, env={"CLAUDE_CODE_SESSION_ID": "3f2a9c1e-0b7d-4c55-9a51-1f0e2d3c4b5a"})
+    assert result.code == 0, result.err
+    assert ID.match(result.out.strip())
+    (note,) = listed(abcd)
+    assert note["id"] == result.out.strip()
+    assert note["written_by"] == BY
+    assert note["session"] == "3f2a9c1e-0b7d-4c55-9a51-1f0e2d3c4b5a"
+    assert note["root"] == git(repo, "rev-list", "--max-parents=0", "HEAD")
+    assert note["layer"] == "machine" and note["reach"] == "this repository"
+    assert note["origin"] == "agent"
+    assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$", str(note["written_at"]))
+
+
+def test_the_session_flag_wins_over_the_environment(abcd: Run, repo: Path) -> None:
+    add(abcd, "t", "--session", "flag-session", env={"CLAUDE_CODE_SESSION_ID": "env-session"})
+    assert listed(abcd)[0]["session"] == "flag-session"
+
+
+def test_without_a_session_the_note_says_session_unknown(abcd: Run, repo: Path) -> None:
+    result = add(abcd)
+    assert result.code == 0 and "session unknown" in result.err
+    assert listed(abcd)[0]["session"] is None
+    assert "session unknown" in abcd("memory", "list").out
+
+
+def test_a_link_shaped_session_is_refused(abcd: Run, repo: Path) -> None:
+    result = add(abcd, "t", "--session", "https://claude.ai/chat/abc")
+    assert result.code == 1 and "--session" in result.err
+    assert listed(abcd) == []
+
+
+def test_everywhere_stores_no_root_and_says_only_this_checkouts_names_were_checked(
+    abcd: Run, repo: Path
+) -> None:
+    result = add(abcd, "t", "--everywhere")
+    assert result.code == 0
+    assert "only this checkout's private names were checked" in result.err
+    note = listed(abcd)[0]
+    assert note["root"] is None and note["reach"] == "everywhere"
+
+
+def test_outside_a_repository_add_refuses_and_points_at_everywhere(
+    abcd: Run, tmp_path: Path
+) -> None:
+    result = add(abcd, cwd=tmp_path)
+    assert result.code == 1
+    assert "--everywhere" in result.err and len(result.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "recall", "named"),
+    [
+        ("x" * 121, "b", ("w",), "title is 121 characters; the limit is 120"),
+        ("two\nlines", "b", ("w",), "title must be one line"),
+        ("t", "b" * 2049, ("w",), "body is 2049 bytes; the limit is 2048"),
+        ("t", "   ", ("w",), "body is empty"),
+        ("t", "b", tuple(f"w{i}" for i in range(13)), "recall has 13 words; a note takes 1 to 12"),
+        ("t", "b", ("w" * 65,), "recall[0] is 65 characters; the limit is 64"),
+        ("t", "b", ("ok", "--"), "recall[1] holds no letter or digit"),
+        ("t", "b", ("Race", "race"), "recall[1] repeats an earlier recall word"),
+    ],
+)
+def test_every_limit_is_refused_naming_the_field_and_the_limit(
+    abcd: Run, repo: Path, title: str, body: str, recall: tuple[str, ...], named: str
+) -> None:
+    result = add(abcd, title, body=body, recall=recall)
+    assert result.code == 1
+    assert named in result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert listed(abcd) == []
+
+
+def test_a_badly_shaped_writer_is_refused(abcd: Run, repo: Path) -> None:
+    result = abcd("memory", "add", "--title", "t", "--recall", "w", "--by", "someone", stdin="b")
+    assert result.code == 1 and "--by" in result.err
+
+
+def test_add_takes_no_path_operand(abcd: Run, repo: Path) -> None:
+    (repo / "lesson.txt").write_text("a lesson")
+    result = abcd(
+        "memory", "add", "lesson.txt", "--title", "t", "--recall", "w", "--by", BY, stdin="b"
+    )
+    assert result.code == 2
+    assert listed(abcd) == []
+
+
+def test_moved_from_host_files_pasted_text_with_its_origin(abcd: Run, repo: Path) -> None:
+    result = add(abcd, "Prefer uv over pip", "--moved-from-host", body="Use uv pip install.")
+    assert result.code == 0, result.err
+    note = listed(abcd)[0]
+    assert note["origin"] == "host-memory-move" and note["body"] == "Use uv pip install."
+
+
+def test_remove_drops_a_personal_note_and_the_journal_keeps_both_events(
+    abcd: Run, repo: Path
+) -> None:
+    note_id = add(abcd).out.strip()
+    result = abcd("memory", "remove", note_id)
+    assert result.code == 0 and note_id in result.out
+    assert listed(abcd) == []
+    audit = json.loads(abcd("journal", "audit", "--note", note_id, "--json").out)["events"]
+    assert [e["type"] for e in audit] == ["note.added", "note.removed"]
+    assert audit[1]["by"] == "person"
+
+
+def test_remove_refuses_an_unknown_id_and_a_removed_one(abcd: Run, repo: Path) -> None:
+    assert abcd("memory", "remove", "mem-0000000000000000").code == 1
+    note_id = add(abcd).out.strip()
+    assert abcd("memory", "remove", note_id).code == 0
+    again = abcd("memory", "remove", note_id)
+    assert again.code == 1 and "already removed" in again.err
+
+
+def project_file(repo: Path, *notes: dict[str, object]) -> None:
+    (repo / ".abcd").mkdir(exist_ok=True)
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps({"schema_version": 1, "notes": list(notes)})
+    )
+
+
+PROMOTED = {
+    "id": "mem-2611010000001234",
+    "title": "Promoted lesson",
+    "body": "b",
+    "recall": ["deploy"],
+    "origin": "agent",
+    "written_by": BY,
+    "written_at": "2026-11-01T00:00:00Z",
+    "session": None,
+}
+
+
+def test_remove_refuses_a_project_note_and_points_at_its_file(abcd: Run, repo: Path) -> None:
+    project_file(repo, PROMOTED)
+    result = abcd("memory", "remove", str(PROMOTED["id"]))
+    assert (
+        result.code == 1 and ".abcd/memory.json" in result.err and "reviewed change" in result.err
+    )
+
+
+def test_list_shows_both_layers_with_their_reach(abcd: Run, repo: Path, tmp_path: Path) -> None:
+    project_file(repo, PROMOTED)
+    add(abcd, "here")
+    add(abcd, "everywhere", "--everywhere")
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    git(other, "commit", "-q", "--allow-empty", "-m", "other root")
+    add(abcd, "elsewhere", cwd=other)
+    reach = {n["title"]: (n["layer"], n["reach"]) for n in listed(abcd)}
+    assert reach == {
+        "here": ("machine", "this repository"),
+        "everywhere": ("machine", "everywhere"),
+        "elsewhere": ("machine", "another repository"),
+        "Promoted lesson": ("project", "project file"),
+    }
+    text = abcd("memory", "list").out
+    assert "Promoted lesson" in text and "Run go test -race." in text
+
+
+def test_bare_memory_counts_each_layer(abcd: Run, repo: Path) -> None:
+    project_file(repo, PROMOTED)
+    add(abcd, "here")
+    add(abcd, "everywhere", "--everywhere")
+    result = abcd("memory")
+    assert result.code == 0
+    assert "personal notes for this repository: 1" in result.out
+    assert "personal notes everywhere: 1" in result.out
+    assert "notes in the project's file: 1" in result.out
+
+
+def test_bare_memory_names_an_unreadable_layer_and_why(abcd: Run, repo: Path) -> None:
+    (repo / ".abcd").mkdir()
+    (repo / ".abcd" / "memory.json").write_text("{broken")
+    result = abcd("memory")
+    assert "unreadable: project notes unreadable" in result.out
+    assert ".abcd/memory.json" in result.out and "not a memory file" in result.out
+
+
+def test_import_lands_the_good_lines_in_one_batch_and_names_each_refused_line(
+    abcd: Run, repo: Path
+) -> None:
+    lines = [
+        json.dumps({"title": "one", "body": "b1", "recall": ["a"]}),
+        json.dumps({"title": "x" * 121, "body": "b2", "recall": ["a"]}),
+        "not json",
+        json.dumps({"title": "four", "body": "b4", "recall": ["a"], "everywhere": True}),
+    ]
+    result = abcd("memory", "import", "-", "--by", BY, stdin="\n".join(lines) + "\n")
+    assert result.code == 1
+    assert len(result.out.split()) == 2
+    assert "line 2: refused: title is 121 characters" in result.err
+    assert "line 3: not a note" in result.err
+    assert "imported 2 note(s); refused 2 line(s)" in result.err
+    assert [n["title"] for n in listed(abcd)] == ["one", "four"]
+    audit = json.loads(abcd("journal", "audit", "--json").out)["events"]
+    assert len({e["at"] for e in audit}) == 1  # one batch, one append
+
+
+def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> None:
+    result = abcd("memory", "import", "nope.jsonl", "--by", BY)
+    assert result.code == 1 and "nope.jsonl" in result.err
+
+
+def test_a_usage_error_exits_2(abcd: Run, repo: Path) -> None:
+    assert abcd("memory", "add", "--title", "t").code == 2
+    assert abcd("memory", "frobnicate").code == 2
+
+
+def test_the_hot_reader_of_an_absent_home_creates_nothing(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    assert abcd("memory", "list").code == 0
+    assert abcd("memory").code == 0
+    assert not abcd_home.exists()
+
+
+def test_the_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "abcd"
+    out = subprocess.run([str(script), "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "memory" in out.stdout
