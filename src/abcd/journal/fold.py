@@ -16,35 +16,43 @@ from abcd.journal.view import Checkpoint, Note, View
 
 
 class Projection:
-    """A mutable working copy of a view, used inside one fold and never shared."""
+    """A mutable working copy of a view, used inside one fold and never shared.
+
+    A note added during the fold is kept as its event and time and turned into
+    a `Note` only when the view is taken, so notes added and removed within one
+    fold (most of a long journal) cost no `Note` at all.
+    """
 
     def __init__(self, view: View) -> None:
-        self.notes: dict[str, Note] = {n.id: n for n in view.notes}
+        self.notes: dict[str, Note | tuple[NoteAdded, str]] = {n.id: n for n in view.notes}
         self.removed: dict[str, None] = dict.fromkeys(view.removed)
-        self.checkpoint = view.journal
 
     def apply(self, record: Record) -> None:
-        match record.event:
-            case NoteAdded() as ev:
-                self.notes[ev.id] = Note(
-                    id=ev.id,
-                    title=ev.title,
-                    body=ev.body,
-                    recall=ev.recall,
-                    root=ev.root,
-                    origin=ev.origin,
-                    written_by=ev.written_by,
-                    written_at=record.at,
-                    session=ev.session,
-                )
-            case NoteRemoved(id=note_id):
-                if self.notes.pop(note_id, None) is not None:
-                    self.removed[note_id] = None
+        self.apply_event(record.event, record.at)
+
+    def apply_event(self, event: NoteAdded | NoteRemoved, at: str) -> None:
+        if type(event) is NoteAdded:
+            self.notes[event.id] = (event, at)
+        elif self.notes.pop(event.id, None) is not None:
+            self.removed[event.id] = None
 
     def view(self, checkpoint: Checkpoint) -> View:
-        return View(
-            journal=checkpoint, notes=tuple(self.notes.values()), removed=tuple(self.removed)
-        )
+        notes = tuple(n if isinstance(n, Note) else _note(*n) for n in self.notes.values())
+        return View(journal=checkpoint, notes=notes, removed=tuple(self.removed))
+
+
+def _note(ev: NoteAdded, at: str) -> Note:
+    return Note(
+        id=ev.id,
+        title=ev.title,
+        body=ev.body,
+        recall=ev.recall,
+        root=ev.root,
+        origin=ev.origin,
+        written_by=ev.written_by,
+        written_at=at,
+        session=ev.session,
+    )
 
 
 def fold(view: View, records: Iterable[Record], checkpoint: Checkpoint | None = None) -> View:

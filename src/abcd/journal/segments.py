@@ -148,14 +148,15 @@ class Segments:
     def total_bytes(self) -> int:
         return sum(max(self.size(n), 0) for n in self.numbers())
 
-    def lines(
+    def chunks(
         self,
         from_segment: int = 1,
         from_offset: int = 0,
         scan: Scan | None = None,
         on_bytes: Callable[[int], None] | None = None,
-    ) -> Iterator[RawLine]:
-        """Every complete line from (`from_segment`, `from_offset`) to the end of the journal.
+    ) -> Iterator[tuple[int, int, list[bytes]]]:
+        """Per segment from (`from_segment`, `from_offset`): its number, where reading began,
+        and its complete lines (without newlines).
 
         `scan`, when given, records torn lines; `on_bytes` is called with the
         size of each segment read (a progress bar's `advance`).
@@ -172,8 +173,18 @@ class Segments:
                     scan.torn_tail = True
                 elif scan.torn_inside is None:
                     scan.torn_inside = number
-            pos = 0
-            while pos < complete_end:
-                nl = data.index(b"\n", pos)
-                yield RawLine(number, start + nl + 1, data[pos:nl])
-                pos = nl + 1
+            yield number, start, data[: complete_end - 1].split(b"\n") if complete_end else []
+
+    def lines(
+        self,
+        from_segment: int = 1,
+        from_offset: int = 0,
+        scan: Scan | None = None,
+        on_bytes: Callable[[int], None] | None = None,
+    ) -> Iterator[RawLine]:
+        """Every complete line from (`from_segment`, `from_offset`) to the end of the journal."""
+        for number, start, lines in self.chunks(from_segment, from_offset, scan, on_bytes):
+            end = start
+            for line in lines:
+                end += len(line) + 1
+                yield RawLine(number, end, line)

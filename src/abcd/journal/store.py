@@ -11,6 +11,7 @@ memory, and re-folds from zero when the checkpoint is wrong.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ from abcd.journal.envelope import (
     Record,
     decode_envelope,
     decode_line,
+    decode_typed,
     encode_line,
     line_hash,
     now_rfc3339,
@@ -107,22 +109,40 @@ def _trusted_base(home: Home, segs: Segments) -> tuple[View, str, str | None]:
 def fold_from(
     segs: Segments, base: View, *, on_bytes: Callable[[int], None] | None = None
 ) -> tuple[View, str, int]:
-    """`base` with every journal line after its checkpoint folded in; the last `at`; lines read."""
+    """`base` with every journal line after its checkpoint folded in; the last `at`; lines read.
+
+    The chain is checked link by link as it is folded (`JournalBroken` at the
+    first bad one). This loop is the rebuild's hot path, so it works on each
+    segment's list of lines directly rather than through `walk`.
+    """
     cp = base.journal
     start_segment, start_offset = (cp.segment, cp.offset) if cp.seq else (1, 0)
     projection = Projection(base)
-    last: RawLine | None = None
-    last_record: Record | None = None
+    apply = projection.apply_event
+    sha256 = hashlib.sha256
+    head, seq, at = cp.head, cp.seq, ""
     count = 0
-    lines = segs.lines(start_segment, start_offset, on_bytes=on_bytes)
-    for raw, record in walk(lines, cp.head, cp.seq):
-        projection.apply(record)
-        last, last_record = raw, record
-        count += 1
-    if last is None or last_record is None:
+    segment, offset = cp.segment, cp.offset
+    for number, start, lines in segs.chunks(start_segment, start_offset, on_bytes=on_bytes):
+        for line in lines:
+            try:
+                record = decode_typed(line)
+            except BadLine as err:
+                raise JournalBroken(seq + 1, str(err), segment_rel(number)) from None
+            if record.seq != seq + 1:
+                raise JournalBroken(seq + 1, f"found seq {record.seq} where {seq + 1} belongs", segment_rel(number))
+            if record.prev != head:
+                raise JournalBroken(record.seq, f"its prev is not the hash of seq {seq}", segment_rel(number))
+            head = sha256(line).hexdigest()
+            seq = record.seq
+            apply(record.data, record.at)
+        if lines:
+            count += len(lines)
+            segment, offset = number, start + sum(map(len, lines)) + len(lines)
+            at = record.at
+    if not count:
         return base, "", 0
-    checkpoint = Checkpoint(last.segment, last.end, last_record.seq, line_hash(last.data))
-    return projection.view(checkpoint), last_record.at, count
+    return projection.view(Checkpoint(segment, offset, seq, head)), at, count
 
 
 def load(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Loaded:

@@ -1,0 +1,1 @@
+"""Per-session facts: what recall sent, resets, fill readings. Each file is a fold of its events."""

@@ -1,0 +1,92 @@
+"""The per-session files: `<home>/sessions/<sha256(session)>.jsonl` and `<home>/fill/<sha256(session)>.jsonl`.
+
+A session id never appears in a file name or in output: files are named by
+its SHA-256. Appends are one `O_APPEND` write of whole lines (atomic for
+lines this small), through the trust layer; reads are guarded and bounded.
+The stale sweep deletes whole files older than a fixed age.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Sequence
+
+from abcd.errors import StorageError
+from abcd.journal.envelope import now_rfc3339
+from abcd.session.events import (
+    SessionEvent,
+    SessionRecord,
+    decode_session_lines,
+    encode_session_line,
+)
+from abcd.trust import Home
+
+SESSIONS_DIR = "sessions"
+FILL_DIR = "fill"
+# A session file holds a few lines per prompt; this bound is far past any real session.
+SESSION_FILE_MAX_BYTES = 8 * 1024 * 1024
+# Whole session and fill files untouched for this long are deleted by the sweep.
+STALE_AFTER_S = 7 * 24 * 3600
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def file_name(session_id: str) -> str:
+    return hashlib.sha256(session_id.encode("utf-8")).hexdigest() + ".jsonl"
+
+
+def read_events(home: Home, folder: str, session_id: str) -> list[SessionRecord]:
+    """The session's events, oldest first; empty when the file or folder is absent."""
+    data = home.read(f"{folder}/{file_name(session_id)}", SESSION_FILE_MAX_BYTES)
+    return decode_session_lines(data) if data else []
+
+
+def append_events(
+    home: Home,
+    folder: str,
+    session_id: str,
+    events: Sequence[SessionEvent],
+    *,
+    create_folder: bool = True,
+) -> bool:
+    """Append the events as whole lines; `False` (nothing written) when the folder is absent and not created."""
+    if not events:
+        return True
+    at = now_rfc3339()
+    data = b"".join(encode_session_line(at, e) for e in events)
+    rel = f"{folder}/{file_name(session_id)}"
+    with home.folder(folder, create=create_folder) as dfd:
+        if dfd is None:
+            return False
+        opened = home.open_in(dfd, file_name(session_id), rel, _APPEND)
+        assert opened is not None  # O_CREAT
+        fd, _ = opened
+        try:
+            os.write(fd, data)
+        except OSError as err:
+            raise StorageError(f"{home.shown(rel)}: cannot append: {err.strerror}") from err
+        finally:
+            os.close(fd)
+    return True
+
+
+def sweep_stale(home: Home, now: float | None = None) -> int:
+    """Delete whole session and fill files older than the fixed age; return how many."""
+    cutoff = (now if now is not None else time.time()) - STALE_AFTER_S
+    removed = 0
+    for folder in (SESSIONS_DIR, FILL_DIR):
+        with home.folder(folder) as dfd:
+            if dfd is None:
+                continue
+            for name in os.listdir(dfd):
+                if not name.endswith(".jsonl"):
+                    continue
+                try:
+                    st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+                    if st.st_mtime < cutoff:
+                        os.unlink(name, dir_fd=dfd)
+                        removed += 1
+                except OSError:
+                    continue
+    return removed
