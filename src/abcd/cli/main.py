@@ -12,6 +12,7 @@ import typer
 
 from abcd.cli.journal_cmd import app as journal_app
 from abcd.cli.memory_cmd import app as memory_app
+from abcd.cli.rules_cmd import register as register_rules
 from abcd.errors import AbcdError
 
 app = typer.Typer(
@@ -23,6 +24,7 @@ app = typer.Typer(
 )
 app.add_typer(memory_app, name="memory")
 app.add_typer(journal_app, name="journal")
+register_rules(app)
 
 
 def main() -> None:

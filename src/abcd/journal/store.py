@@ -168,11 +168,9 @@ def _load(home: Home, segs: Segments, on_bytes: Callable[[int], None] | None = N
     return Loaded(view, new_at or at, stale, why)
 
 
-def load_view(home_path: os.PathLike[str] | None = None) -> View:
+def load_view(home_path: str | os.PathLike[str] | None = None) -> View:
     """The current personal notes for a reader; the empty view when there is no home."""
-    from pathlib import Path
-
-    home = Home.open(Path(home_path) if home_path is not None else None)
+    home = Home.open(home_path)
     if home is None:
         return EMPTY_VIEW
     with home:
@@ -265,16 +263,14 @@ def append_lines(segs: Segments, number: int, data: bytes, offset: int) -> None:
 
 
 def append(
-    plan: Callable[[View], Sequence[Event]], home_path: os.PathLike[str] | None = None
+    plan: Callable[[View], Sequence[Event]], home_path: str | os.PathLike[str] | None = None
 ) -> tuple[View, list[Record]]:
     """Append the events `plan` returns for the current view; return the new view and records.
 
     `plan` runs under the lock, so what it checks (an id is new, a note
     exists) still holds when its events land. If it raises, nothing is written.
     """
-    from pathlib import Path
-
-    home = Home.open(Path(home_path) if home_path is not None else None, create=True)
+    home = Home.open(home_path, create=True)
     assert home is not None
     with home, Segments(home, create=True) as segs, journal_lock(segs):
         repair_torn_tail(segs)
@@ -309,12 +305,10 @@ def append(
 
 
 def rebuild(
-    home_path: os.PathLike[str] | None = None, *, on_bytes: Callable[[int], None] | None = None
+    home_path: str | os.PathLike[str] | None = None, *, on_bytes: Callable[[int], None] | None = None
 ) -> tuple[View | None, View]:
     """Re-project `memory.json` from zero under the lock; return (the old view if readable, the new)."""
-    from pathlib import Path
-
-    home = Home.open(Path(home_path) if home_path is not None else None, create=True)
+    home = Home.open(home_path, create=True)
     assert home is not None
     with home, Segments(home, create=True) as segs, journal_lock(segs):
         repair_torn_tail(segs)

@@ -3,20 +3,23 @@
 Every open the tool makes goes through `open_at`, one seam a test can wrap to
 record what was opened (SPEC P5). Failures are `TrustError`s naming the file
 in `~/` form; an absent file is `None` and creates nothing.
+
+This module is on the prompt hook's path, so it imports only `os`, `stat`
+and `errno` (no pathlib, contextlib or secrets: each costs milliseconds).
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
-from pathlib import Path
 
 from abcd.constants import DIR_MODE, FILE_MODE, HOME_DEFAULT_NAME, HOME_ENV
 from abcd.errors import StorageError, TrustError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
 
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW
@@ -29,20 +32,20 @@ def open_at(path: str, flags: int, mode: int = FILE_MODE, dir_fd: int | None = N
     return os.open(path, flags, mode, dir_fd=dir_fd)
 
 
-def locate_home() -> Path:
+def locate_home() -> str:
     """`$ABCD_HOME`, else `~/.abcd.noindex`; never resolved through symlinks."""
     override = os.environ.get(HOME_ENV)
     if override:
-        return Path(os.path.abspath(override))
-    return Path(os.path.expanduser("~")) / HOME_DEFAULT_NAME
+        return os.path.abspath(override)
+    return os.path.join(os.path.expanduser("~"), HOME_DEFAULT_NAME)
 
 
-def shown(path: Path | str) -> str:
+def shown(path: str | os.PathLike[str]) -> str:
     """A path in `~/` form when it lies under the person's home, else as it is."""
     text = os.fspath(path)
-    home = os.path.expanduser("~")
-    if home and home != "/" and (text == home or text.startswith(home.rstrip("/") + "/")):
-        return "~" + text[len(home.rstrip("/")) :]
+    home = os.path.expanduser("~").rstrip("/")
+    if home and (text == home or text.startswith(home + "/")):
+        return "~" + text[len(home) :]
     return text
 
 
@@ -53,16 +56,24 @@ def _check_owner_and_mode(st: os.stat_result, name: str) -> None:
         raise TrustError(name, "writable by group or others")
 
 
-def _refuse_link_error(err: OSError, name: str) -> TrustError | None:
-    # O_NOFOLLOW on a symlink fails with ELOOP (Linux) or EMLINK (some BSDs);
-    # O_DIRECTORY on a non-folder fails with ENOTDIR.
-    if err.errno in (errno.ELOOP, errno.EMLINK):
+def _is_link(path: str, dir_fd: int | None) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def _open_error(err: OSError, name: str, path: str, dir_fd: int | None = None) -> TrustError:
+    """The trust error for a failed open of `path` (shown as `name`)."""
+    # O_NOFOLLOW on a symlink fails with ELOOP; with O_DIRECTORY, a symlink to a
+    # folder fails with ENOTDIR on Linux, so look before calling it "not a folder".
+    if err.errno in (errno.ELOOP, errno.EMLINK) or (err.errno == errno.ENOTDIR and _is_link(path, dir_fd)):
         return TrustError(name, "is a symlink (refused: links are never followed)")
     if err.errno == errno.ENOTDIR:
         return TrustError(name, "is not a folder")
     if err.errno == errno.EACCES:
         return TrustError(name, "permission denied")
-    return None
+    return TrustError(name, err.strerror or str(err))
 
 
 def _parts(rel: str) -> list[str]:
@@ -70,29 +81,6 @@ def _parts(rel: str) -> list[str]:
     if not parts or any(p in (".", "..") for p in parts):
         raise ValueError(f"not a plain relative path: {rel!r}")
     return parts
-
-
-def read_repo_file(path: Path, max_bytes: int) -> bytes | None:
-    """Read a file a repository carries: a regular file, not a symlink, within its bound.
-
-    Repository files are reviewed in commits, so ownership and mode are not
-    judged (a CI checkout belongs to whoever cloned it); the final component
-    is still never followed. `None` when absent.
-    """
-    name = shown(path)
-    try:
-        fd = open_at(os.fspath(path), _READ_FLAGS)
-    except FileNotFoundError:
-        return None
-    except OSError as err:
-        raise (_refuse_link_error(err, name) or TrustError(name, err.strerror or str(err))) from err
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise TrustError(name, "is not a regular file")
-        return _read_bounded(fd, st, max_bytes, name)
-    finally:
-        os.close(fd)
 
 
 def _read_bounded(fd: int, st: os.stat_result, max_bytes: int, name: str) -> bytes:
@@ -111,39 +99,77 @@ def _read_bounded(fd: int, st: os.stat_result, max_bytes: int, name: str) -> byt
     return b"".join(chunks)
 
 
+def read_repo_file(path: str | os.PathLike[str], max_bytes: int) -> bytes | None:
+    """Read a file a repository carries: a regular file, not a symlink, within its bound.
+
+    Repository files are reviewed in commits, so ownership and mode are not
+    judged (a CI checkout belongs to whoever cloned it); the final component
+    is still never followed. `None` when absent.
+    """
+    text = os.fspath(path)
+    try:
+        fd = open_at(text, _READ_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise _open_error(err, shown(text), text) from err
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise TrustError(shown(text), "is not a regular file")
+        return _read_bounded(fd, st, max_bytes, shown(text))
+    finally:
+        os.close(fd)
+
+
+class _Folder:
+    """`with home.folder(rel) as dfd:` a folder descriptor (or `None`), closed on exit."""
+
+    def __init__(self, fd: int | None) -> None:
+        self.fd = fd
+
+    def __enter__(self) -> int | None:
+        return self.fd
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+
 class Home:
     """The machine home, held open as a folder descriptor for `dir_fd`-relative opens."""
 
-    def __init__(self, path: Path, fd: int) -> None:
+    def __init__(self, path: str, fd: int) -> None:
         self.path = path
         self.fd = fd
 
     # -- opening -------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path | None = None, *, create: bool = False) -> Home | None:
+    def open(cls, path: str | os.PathLike[str] | None = None, *, create: bool = False) -> Home | None:
         """Open the home; `None` when it is absent and `create` is false."""
-        path = path or locate_home()
-        name = shown(path)
+        text = os.fspath(path) if path is not None else locate_home()
         if create:
             try:
-                os.mkdir(path, DIR_MODE)
+                os.mkdir(text, DIR_MODE)
             except FileExistsError:
                 pass
             except OSError as err:
-                raise StorageError(f"{name}: cannot create: {err.strerror}") from err
+                raise StorageError(f"{shown(text)}: cannot create: {err.strerror}") from err
         try:
-            fd = open_at(os.fspath(path), _DIR_FLAGS)
+            fd = open_at(text, _DIR_FLAGS)
         except FileNotFoundError:
             return None
         except OSError as err:
-            raise (_refuse_link_error(err, name) or TrustError(name, str(err))) from err
+            raise _open_error(err, shown(text), text) from err
         try:
-            _check_owner_and_mode(os.fstat(fd), name)
+            _check_owner_and_mode(os.fstat(fd), shown(text))
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd)
+        return cls(text, fd)
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -153,11 +179,13 @@ class Home:
     def __enter__(self) -> Home:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     def shown(self, rel: str = "") -> str:
-        return shown(self.path / rel if rel else self.path)
+        return shown(f"{self.path}/{rel}" if rel else self.path)
 
     # -- folders -------------------------------------------------------------
 
@@ -177,17 +205,14 @@ class Home:
                     except FileExistsError:
                         pass
                     except OSError as err:
-                        raise StorageError(
-                            f"{self.shown(walked)}: cannot create: {err.strerror}"
-                        ) from err
+                        raise StorageError(f"{self.shown(walked)}: cannot create: {err.strerror}") from err
                 try:
                     child = open_at(part, _DIR_FLAGS, dir_fd=fd)
                 except FileNotFoundError:
                     os.close(fd)
                     return None
                 except OSError as err:
-                    name = self.shown(walked)
-                    raise (_refuse_link_error(err, name) or TrustError(name, str(err))) from err
+                    raise _open_error(err, self.shown(walked), part, fd) from err
                 os.close(fd)
                 fd = child
                 st = os.fstat(fd)
@@ -198,14 +223,9 @@ class Home:
             os.close(fd)
             raise
 
-    @contextmanager
-    def folder(self, rel: str, *, create: bool = False) -> Iterator[int | None]:
-        fd = self.open_dir(rel, create=create) if rel else os.dup(self.fd)
-        try:
-            yield fd
-        finally:
-            if fd is not None:
-                os.close(fd)
+    def folder(self, rel: str, *, create: bool = False) -> _Folder:
+        """`with home.folder(rel) as dfd:`; `dfd` is `None` when the folder is absent."""
+        return _Folder(self.open_dir(rel, create=create) if rel else os.dup(self.fd))
 
     # -- files ---------------------------------------------------------------
 
@@ -226,12 +246,11 @@ class Home:
     ) -> tuple[int, os.stat_result] | None:
         """Open `leaf` in the folder `dfd` (which is `rel`'s folder) after every check."""
         try:
-            fd = open_at(leaf, flags | _NOFOLLOW, dir_fd=dfd)
+            fd = open_at(leaf, flags | _NOFOLLOW, FILE_MODE, dfd)
         except FileNotFoundError:
             return None
         except OSError as err:
-            name = self.shown(rel)
-            raise (_refuse_link_error(err, name) or TrustError(name, str(err))) from err
+            raise _open_error(err, self.shown(rel), leaf, dfd) from err
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -259,10 +278,9 @@ class Home:
     def write_atomic(self, rel: str, data: bytes) -> None:
         """Replace `rel` whole: temp file in the same folder, fsync, rename, fsync the folder."""
         folder, leaf = self._split(rel)
-        name = self.shown(rel)
         with self.folder(folder, create=True) as dfd:
             assert dfd is not None  # create=True never yields None
-            tmp = f".{leaf}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+            tmp = f".{leaf}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
             try:
                 fd = open_at(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE, dfd)
                 try:
@@ -275,6 +293,8 @@ class Home:
                 os.rename(tmp, leaf, src_dir_fd=dfd, dst_dir_fd=dfd)
                 os.fsync(dfd)
             except OSError as err:
-                with suppress(OSError):
+                try:  # noqa: SIM105 (contextlib costs ms on the hook path)
                     os.unlink(tmp, dir_fd=dfd)
-                raise StorageError(f"{name}: cannot write: {err.strerror}") from err
+                except OSError:
+                    pass
+                raise StorageError(f"{self.shown(rel)}: cannot write: {err.strerror}") from err

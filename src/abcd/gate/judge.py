@@ -1,0 +1,86 @@
+"""`judge_note`: the gate's entry point, judging each field of a note on its own.
+
+The order is fixed: title, then body, then each recall word; within a field,
+secrets, then identity and network identifiers, then home paths, then private
+names. The first finding wins, so a refusal always names one kind and one
+field.
+
+Invariant: the gate refuses rather than passes when it cannot judge. A rule
+that fails to compile, or any unexpected error while judging, raises
+`Refused("gate unavailable")`; nothing the gate returns or raises holds the
+text it judged.
+"""
+
+from __future__ import annotations
+
+from abcd.gate.compiled import GateUnavailable
+from abcd.gate.finding import GATE_UNAVAILABLE, INPUT_TOO_LONG, Finding
+from abcd.gate.homepath import find_home_path
+from abcd.gate.limits import GATE_INPUT_MAX_CHARS
+from abcd.gate.names import PRIVATE_NAME, names_matcher
+from abcd.gate.network import find_network
+from abcd.gate.secrets import find_secret
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Sequence
+
+# Characters that render as nothing and could split a token so that no rule
+# sees it whole (`gh<ZWSP>p_...`): soft hyphen, zero-width space and joiners,
+# bidi marks and overrides, word joiner and invisible operators, BOM.
+_INVISIBLE = dict.fromkeys(
+    [0x00AD, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2065), 0xFEFF]
+)
+
+
+def judge_text(
+    text: str, *, names: re.Pattern[str] | None = None, home: str | None = None
+) -> str | None:
+    """The kind of the first thing in `text` a note may not hold, else `None`."""
+    if len(text) > GATE_INPUT_MAX_CHARS:
+        return INPUT_TOO_LONG
+    text = text.translate(_INVISIBLE)
+    lowered = text.lower()
+    kind = find_secret(text, lowered)
+    if kind is not None:
+        return kind.kind
+    found = find_network(text, lowered) or find_home_path(text, home)
+    if found is not None:
+        return found
+    if names is not None and names.search(text) is not None:
+        return PRIVATE_NAME
+    return None
+
+
+def judge_note(
+    title: str,
+    body: str,
+    recall: Sequence[str],
+    *,
+    private_names: Sequence[str] = (),
+    home: str | None = None,
+) -> Finding | None:
+    """The first finding, judging title, then body, then each recall word, each on its own.
+
+    `None` when the note may be written. `home` is the literal value of
+    `$HOME` to refuse (`None`, `''` or `'/'` skip that check). Raises
+    `abcd.errors.Refused("gate unavailable", ...)` when the gate cannot judge.
+    """
+    from abcd.errors import Refused
+
+    words: Sequence[str] = (recall,) if isinstance(recall, str) else recall
+    fields = [("title", title), ("body", body)]
+    fields += [(f"recall[{i}]", word) for i, word in enumerate(words)]
+    try:
+        names = names_matcher(private_names)
+        for field, text in fields:
+            kind = judge_text(text, names=names, home=home)
+            if kind is not None:
+                return Finding(kind, field)
+    except GateUnavailable as err:
+        raise Refused(GATE_UNAVAILABLE, detail=err.reason) from None
+    except Exception as err:
+        # Never let a bug pass a note unjudged; name the error's type, not its message.
+        raise Refused(GATE_UNAVAILABLE, detail=f"internal error ({type(err).__name__})") from None
+    return None

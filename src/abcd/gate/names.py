@@ -1,0 +1,95 @@
+"""The private-names banlist: loading it from a checkout, and matching names in a note.
+
+The list is `<repo>/.abcd/.work.local/private-names.txt`: one name a line,
+lines starting with `#` are comments, blank lines are skipped. In a linked
+worktree the caller passes both this checkout's list and the primary
+checkout's (`Repo.private_names_files()`).
+
+A name matches whole-word and case-insensitively; a name of several words
+matches across any run of whitespace (`Acme  Corp` on two lines still matches).
+
+Invariant: a list that exists but cannot be read refuses (the gate cannot
+run without it); an absent list contributes nothing. Neither the names nor
+the matched text leave this module in an error.
+"""
+
+from __future__ import annotations
+
+from abcd.gate.compiled import GateUnavailable
+from abcd.gate.limits import PRIVATE_NAMES_MAX_BYTES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Sequence
+    from pathlib import Path
+
+PRIVATE_NAME = "private name"
+UNREADABLE = "gate unavailable: private-names list unreadable"
+
+
+def parse_private_names(text: str) -> list[str]:
+    """The names in a banlist's text, in order, without duplicates (ignoring case)."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for line in text.splitlines():
+        name = " ".join(line.split())
+        if not name or name.startswith("#"):
+            continue
+        key = name.casefold()
+        if key not in seen:
+            seen.add(key)
+            names.append(name)
+    return names
+
+
+def load_private_names(files: Sequence[Path]) -> list[str]:
+    """Names from each banlist file that exists, in the order given.
+
+    An absent file contributes nothing. A file that exists but cannot be read
+    (permissions, a symlink, not a regular file, too large, not UTF-8) raises
+    `Refused("gate unavailable: private-names list unreadable", detail=<file in ~/ form>)`.
+    """
+    from abcd.errors import AbcdError, Refused
+    from abcd.trust.guarded import read_repo_file, shown
+
+    names: list[str] = []
+    seen: set[str] = set()
+    for path in files:
+        try:
+            data = read_repo_file(path, PRIVATE_NAMES_MAX_BYTES)
+            if data is None:
+                continue
+            text = data.decode("utf-8-sig")
+        except (AbcdError, OSError, UnicodeDecodeError, ValueError):
+            # The trust error names the file and why; the refusal names the file only.
+            raise Refused(UNREADABLE, detail=shown(path)) from None
+        for name in parse_private_names(text):
+            if name.casefold() not in seen:
+                seen.add(name.casefold())
+                names.append(name)
+    return names
+
+
+_MATCHERS: dict[tuple[str, ...], re.Pattern[str] | None] = {}
+
+
+def names_matcher(names: Sequence[str]) -> re.Pattern[str] | None:
+    """One compiled expression matching any of `names` whole-word; `None` for no names."""
+    key = tuple(names)
+    if key in _MATCHERS:
+        return _MATCHERS[key]
+    import re
+
+    words = sorted({" ".join(n.split()) for n in names if n.strip()}, key=len, reverse=True)
+    if not words:
+        matcher = None
+    else:
+        alternatives = "|".join(r"\s+".join(re.escape(w) for w in n.split(" ")) for n in words)
+        try:
+            matcher = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+        except (re.error, RecursionError, OverflowError):
+            raise GateUnavailable("private names do not compile") from None
+    _MATCHERS.clear()  # one list per process in practice; keep only the latest
+    _MATCHERS[key] = matcher
+    return matcher

@@ -1,0 +1,232 @@
+"""Identity and network identifiers: e-mail addresses, IP and MAC addresses, UUIDs, private hosts.
+
+A regular expression finds candidates; a small classifier then decides, so
+that values that identify nobody pass:
+
+- loopback and unspecified addresses (`127.0.0.0/8`, `0.0.0.0`, `::1`, `::`)
+  and `localhost`;
+- documentation values: RFC 5737 (`192.0.2.0/24`, `198.51.100.0/24`,
+  `203.0.113.0/24`), RFC 3849 (`2001:db8::/32`), RFC 7042 MAC addresses
+  (`00-00-5E-00-53-xx`), RFC 2606 names (`example.com`/`.net`/`.org`,
+  `.test`, `.example`, `.invalid`, `.localhost`);
+- values that address no host: multicast and the reserved `240.0.0.0/4`
+  (netmasks such as `255.255.255.0` fall there), the nil and max UUIDs and
+  the all-zero and broadcast MAC addresses.
+
+Every other IPv4 address is refused, public ones included (`8.8.8.8`), and so
+is any four-part dotted quad that is a valid address (`1.2.3.4`): version
+numbers have at most three parts. IPv6 candidates are parsed by the stdlib
+`ipaddress`, imported only when a candidate appears.
+
+Invariant: the functions here return a kind or `None`, never the candidate.
+"""
+
+from __future__ import annotations
+
+from abcd.gate.compiled import compiled
+
+EMAIL = "identity: e-mail address"
+UUID = "identity: uuid"
+IPV4 = "network: ipv4 address"
+IPV6 = "network: ipv6 address"
+MAC = "network: mac address"
+PRIVATE_HOST = "network: private host"
+
+# The local part is not glued to `$` (`$USER@host`, `:$TOKEN@host` are variables).
+_EMAIL = (
+    r"(?a)(?<![A-Za-z0-9_.%+$-])([A-Za-z0-9_.%+-]{1,64})@"
+    r"((?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63})(?![A-Za-z0-9-])"
+)
+_IPV4 = (
+    r"(?a)(?<![A-Za-z0-9_.])([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})"
+    r"(?![A-Za-z0-9_]|\.[0-9])"
+)
+# Runs of hex digits and colons holding `::` or eight groups, optionally ending
+# in a dotted IPv4 part and a zone; not glued to a word (`std::vector` never starts one).
+_IPV6 = (
+    r"(?a)(?<![A-Za-z0-9_:.])"
+    r"(?=[0-9A-Fa-f:]{0,39}::|(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f])"
+    r"[0-9A-Fa-f:]{2,39}(?:(?<=:)[0-9]{1,3}(?:\.[0-9]{1,3}){3})?"
+    r"(?:%[A-Za-z0-9_.-]{1,16})?(?![A-Za-z0-9_:]|\.[0-9])"
+)
+_MAC = (
+    r"(?a)(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}"
+    r"(?![0-9A-Fa-f:-])"
+)
+_UUID = (
+    r"(?a)(?<![0-9A-Fa-f])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}"
+    r"-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?![0-9A-Fa-f])"
+)
+# scheme://[userinfo@]host — the host is what is judged.
+_URL = (
+    r"(?ai)\b([a-z][a-z0-9+.-]{0,30})://(?:[^\s/?#@]{0,256}@)?"
+    r"(\[[0-9a-z:.%]{2,64}\]|[a-z0-9_.-]{1,253})"
+)
+_PRIVATE_SUFFIXES = ("internal", "intranet", "localdomain", "corp", "lan", "local", "home")
+# A bare name (outside a URL) under a private suffix. `.local` and `.home` also
+# end Python names (`threading.local`, `settings.local`), so outside a URL
+# those two are refused only with a port (`printer.local:631`).
+_BARE_HOST = (
+    r"(?ai)(?<![A-Za-z0-9_.@-])(?:[a-z0-9-]{1,63}\.){1,8}"
+    r"(internal|intranet|localdomain|corp|lan|local|home)"
+    r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])(:[0-9]{1,5}(?![0-9]))?"
+)
+_PORT_ONLY_SUFFIXES = ("local", "home")
+
+_DOC_DOMAINS = ("example.com", "example.net", "example.org")
+_DOC_TLDS = ("test", "example", "invalid", "localhost")
+# Schemes whose host is a machine on a network; for other schemes (`s3://bucket`,
+# `file://`, `docker://image`) the part after `//` is not a host name.
+_NETWORK_SCHEMES = frozenset(
+    (
+        *("http", "https", "ws", "wss", "ftp", "ftps", "sftp", "ssh", "git", "svn", "telnet"),
+        *("ldap", "ldaps", "smb", "nfs", "rsync", "redis", "rediss", "postgres", "postgresql"),
+        *("mysql", "mariadb", "mongodb", "mongodb+srv", "amqp", "amqps", "mqtt", "nats", "kafka"),
+        *("grpc", "grpcs", "tcp", "udp", "imap", "imaps", "smtp", "smtps", "pop3", "rtsp", "vnc"),
+        *("rdp", "jdbc", "memcached", "couchdb", "elasticsearch", "clickhouse"),
+    )
+)
+# Lower-case words people write where a host goes; they name no machine.
+_PLACEHOLDER_HOSTS = frozenset(
+    ("host", "hostname", "your-host", "yourhost", "server-name", "domain", "your-domain", "example")
+)
+
+
+def _is_doc_domain(domain: str) -> bool:
+    domain = domain.lower().rstrip(".")
+    if domain.rsplit(".", 1)[-1] in _DOC_TLDS:
+        return True
+    return any(domain == d or domain.endswith("." + d) for d in _DOC_DOMAINS)
+
+
+def _email(text: str) -> bool:
+    for m in compiled("email", _EMAIL).finditer(text):
+        local, domain = m.group(1), m.group(2)
+        if local == "git":
+            continue  # `git@github.com:owner/repo` is an SSH remote, not a person
+        if not _is_doc_domain(domain):
+            return True
+    return False
+
+
+def ipv4_identifies(octets: tuple[int, int, int, int]) -> bool:
+    """False for loopback, unspecified, documentation, multicast and reserved addresses."""
+    a, b, c, _ = octets
+    if a == 127 or octets == (0, 0, 0, 0) or a >= 224:
+        return False
+    return (a, b, c) not in ((192, 0, 2), (198, 51, 100), (203, 0, 113))
+
+
+def _octets(parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+    # A leading zero (`01.2.3.4`) is not an address form anyone writes; ipaddress refuses it too.
+    if any(len(p) > 1 and p[0] == "0" for p in parts):
+        return None
+    a, b, c, d = (int(p) for p in parts)
+    if max(a, b, c, d) > 255:
+        return None
+    return a, b, c, d
+
+
+def _ipv4(text: str) -> bool:
+    for m in compiled("ipv4", _IPV4).finditer(text):
+        octets = _octets(m.groups())
+        if octets is not None and ipv4_identifies(octets):
+            return True
+    return False
+
+
+def _ipv6(text: str) -> bool:
+    for m in compiled("ipv6", _IPV6).finditer(text):
+        candidate = m.group(0).split("%", 1)[0]
+        # Hex-and-colon words without a digit (`dead::beef`, `Cafe::add`) are code, not addresses.
+        if not any(ch.isdigit() for ch in candidate):
+            continue
+        import ipaddress
+
+        try:
+            addr = ipaddress.IPv6Address(candidate)
+        except ValueError:
+            continue
+        if addr.is_loopback or addr.is_unspecified or addr.is_multicast:
+            continue
+        if addr.packed[:4] == b"\x20\x01\x0d\xb8":  # 2001:db8::/32, RFC 3849
+            continue
+        mapped = addr.ipv4_mapped
+        if mapped is not None:
+            a, b, c, d = mapped.packed
+            if not ipv4_identifies((a, b, c, d)):
+                continue
+        return True
+    return False
+
+
+def _mac(text: str) -> bool:
+    for m in compiled("mac", _MAC).finditer(text):
+        value = m.group(0).lower().replace("-", ":")
+        if value in ("00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"):
+            continue
+        if value.startswith("00:00:5e:00:53:"):  # RFC 7042 documentation range
+            continue
+        return True
+    return False
+
+
+def _uuid(text: str) -> bool:
+    for m in compiled("uuid", _UUID).finditer(text):
+        digits = m.group(0).replace("-", "").lower()
+        if digits not in ("0" * 32, "f" * 32):  # the nil and max UUIDs
+            return True
+    return False
+
+
+def _is_private_host(scheme: str, host: str) -> bool:
+    if host.startswith("["):
+        return False  # an IP literal: the address checks judge it
+    name = host.rstrip(".")
+    lowered = name.lower()
+    if not lowered or all(ch.isdigit() or ch == "." for ch in lowered):
+        return False  # empty, or an IPv4 address: the address checks judge it
+    if lowered == "localhost" or _is_doc_domain(lowered):
+        return False
+    if "." not in lowered:
+        if scheme.lower() not in _NETWORK_SCHEMES or lowered in _PLACEHOLDER_HOSTS:
+            return False
+        return not name.isupper()  # `http://HOST:PORT/` is a placeholder
+    if lowered.endswith(".home.arpa"):  # RFC 8375, the home network's own domain
+        return True
+    return lowered.rsplit(".", 1)[-1] in _PRIVATE_SUFFIXES
+
+
+def _private_host(text: str, lowered: str) -> bool:
+    if "://" in text:
+        for m in compiled("url-host", _URL).finditer(text):
+            if _is_private_host(m.group(1), m.group(2)):
+                return True
+    if any("." + s in lowered for s in _PRIVATE_SUFFIXES):
+        for m in compiled("bare-host", _BARE_HOST).finditer(text):
+            suffix, port = m.group(1).lower(), m.group(2)
+            if suffix in _PORT_ONLY_SUFFIXES and port is None:
+                continue
+            if _is_doc_domain(m.group(0).split(":", 1)[0]):
+                continue
+            return True
+    return False
+
+
+def find_network(text: str, lowered: str) -> str | None:
+    """The kind of the first identity or network identifier in `text`, else `None`."""
+    if ("//" in text or "." in text) and _private_host(text, lowered):
+        return PRIVATE_HOST
+    if "@" in text and _email(text):
+        return EMAIL
+    if "." in text and _ipv4(text):
+        return IPV4
+    colons = text.count(":")
+    if ("::" in text or colons >= 7) and _ipv6(text):
+        return IPV6
+    dashes = text.count("-")
+    if (colons >= 5 or dashes >= 5) and _mac(text):
+        return MAC
+    if dashes >= 4 and _uuid(text):
+        return UUID
+    return None

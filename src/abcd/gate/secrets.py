@@ -1,0 +1,354 @@
+"""The secret table: token shapes, each naming the public scanner rule its shape comes from.
+
+The shapes are public facts catalogued by gitleaks (`config/gitleaks.toml`);
+the expressions are our own. Each rule has:
+
+- `id`: the gitleaks rule id where there is one (`source` is then
+  `gitleaks:<id>`), else our own id and the other scanner's rule in `source`;
+- `kind`: what a refusal names (`secret: github token`), never the match;
+- `keywords`: lower-case strings, one of which must occur in the lower-cased
+  text before the rule's expression runs (the prefilter: most notes hold none,
+  so most rules are never compiled, let alone run);
+- `pattern`: the expression, flags inline, every quantifier bounded;
+- `confirm`: for rules that see a name and a value, a check that the value is
+  a literal secret and not a placeholder, a lookup or a word.
+
+Prefixed shapes (`ghp_`, `glpat-`, `xoxb-`, ...) need no entropy floor: the
+prefix is the evidence, so `ghp_` and 36 of one letter is refused.
+
+Invariant: `find_secret` answers with a rule or `None`; the matched text never
+leaves this module.
+"""
+
+from __future__ import annotations
+
+from abcd.gate.compiled import compiled
+from abcd.gate.literal import is_literal_secret, is_placeholder_password
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+
+    Confirm = Callable[[str, re.Match[str]], bool]
+
+
+class SecretRule:
+    """One row of the table (see the module docstring for the fields)."""
+
+    __slots__ = ("confirm", "id", "keywords", "kind", "pattern", "source")
+
+    def __init__(
+        self,
+        id: str,
+        kind: str,
+        keywords: tuple[str, ...],
+        pattern: str,
+        *,
+        source: str = "",
+        confirm: Confirm | None = None,
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        self.source = source or f"gitleaks:{id}"
+        self.keywords = keywords
+        self.pattern = pattern
+        self.confirm = confirm
+
+    def __repr__(self) -> str:
+        return f"SecretRule({self.id!r})"
+
+
+def _not_aws_example(text: str, match: re.Match[str]) -> bool:
+    # AWS's own documentation key ends in EXAMPLE (gitleaks allowlists it too).
+    return not match.group(0).endswith("EXAMPLE")
+
+
+def _literal_value(text: str, match: re.Match[str]) -> bool:
+    return is_literal_secret(match.group(1), text[match.end(1) : match.end(1) + 1])
+
+
+def _real_password(text: str, match: re.Match[str]) -> bool:
+    return not is_placeholder_password(match.group(1))
+
+
+_B62 = "A-Za-z0-9"
+_B64URL = "A-Za-z0-9_-"
+
+GITHUB = "secret: github token"
+GITLAB = "secret: gitlab token"
+SLACK = "secret: slack token"
+
+# Order matters only for the kind named when two rules could match the same
+# text: specific shapes first, the name-and-value rules last.
+RULES: tuple[SecretRule, ...] = (
+    # --- cloud
+    SecretRule(
+        "aws-access-token",
+        "secret: aws access key",
+        ("a3t", "akia", "asia", "abia", "acca"),
+        r"(?a)\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b",
+        confirm=_not_aws_example,
+    ),
+    SecretRule(
+        "gcp-api-key",
+        "secret: gcp api key",
+        ("aiza",),
+        rf"(?a)(?<![{_B64URL}])AIza[{_B64URL}]{{35}}",
+    ),
+    SecretRule(
+        "azure-ad-client-secret",
+        "secret: azure client secret",
+        ("q~",),
+        r"(?a)(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+    ),
+    SecretRule(
+        "digitalocean-pat", "secret: digitalocean token", ("dop_v1_",), r"(?a)dop_v1_[a-f0-9]{64}"
+    ),
+    SecretRule(
+        "digitalocean-access-token",
+        "secret: digitalocean token",
+        ("doo_v1_",),
+        r"(?a)doo_v1_[a-f0-9]{64}",
+    ),
+    SecretRule(
+        "databricks-api-token",
+        "secret: databricks token",
+        ("dapi",),
+        r"(?a)\bdapi[a-f0-9]{32}",
+    ),
+    SecretRule(
+        "vault-service-token",
+        "secret: vault token",
+        ("hvs.",),
+        rf"(?a)\bhvs\.[{_B64URL}]{{90,120}}",
+    ),
+    SecretRule(
+        "doppler-api-token", "secret: doppler token", ("dp.pt.",), r"(?ai)dp\.pt\.[a-z0-9]{43}"
+    ),
+    # --- version control
+    SecretRule("github-pat", GITHUB, ("ghp_",), rf"(?a)ghp_[{_B62}]{{36}}"),
+    SecretRule("github-oauth", GITHUB, ("gho_",), rf"(?a)gho_[{_B62}]{{36}}"),
+    SecretRule("github-app-token", GITHUB, ("ghu_", "ghs_"), rf"(?a)(?:ghu|ghs)_[{_B62}]{{36}}"),
+    SecretRule("github-refresh-token", GITHUB, ("ghr_",), rf"(?a)ghr_[{_B62}]{{36}}"),
+    SecretRule(
+        "github-fine-grained-pat", GITHUB, ("github_pat_",), r"(?a)github_pat_[A-Za-z0-9_]{82}"
+    ),
+    SecretRule("gitlab-pat", GITLAB, ("glpat-",), rf"(?a)glpat-[{_B64URL}]{{20}}"),
+    SecretRule("gitlab-ptt", GITLAB, ("glptt-",), r"(?a)glptt-[0-9a-f]{40}"),
+    SecretRule("gitlab-rrt", GITLAB, ("gr1348941",), rf"(?a)GR1348941[{_B64URL}]{{20}}"),
+    SecretRule("gitlab-deploy-token", GITLAB, ("gldt-",), rf"(?a)gldt-[{_B64URL}]{{20}}"),
+    SecretRule(
+        "gitlab-runner-authentication-token", GITLAB, ("glrt-",), rf"(?a)glrt-[{_B64URL}]{{20}}"
+    ),
+    SecretRule("gitlab-feed-token", GITLAB, ("glft-",), rf"(?a)glft-[{_B64URL}]{{20}}"),
+    SecretRule("gitlab-scim-token", GITLAB, ("glsoat-",), rf"(?a)glsoat-[{_B64URL}]{{20}}"),
+    SecretRule("gitlab-oauth-app-secret", GITLAB, ("gloas-",), rf"(?a)gloas-[{_B64URL}]{{64}}"),
+    SecretRule(
+        "gitlab-cicd-job-token",
+        GITLAB,
+        ("glcbt-",),
+        rf"(?a)glcbt-[{_B62}]{{1,5}}_[{_B64URL}]{{20}}",
+    ),
+    SecretRule("gitlab-incoming-mail-token", GITLAB, ("glimt-",), rf"(?a)glimt-[{_B64URL}]{{25}}"),
+    SecretRule(
+        "gitlab-kubernetes-agent-token", GITLAB, ("glagent-",), rf"(?a)glagent-[{_B64URL}]{{50}}"
+    ),
+    SecretRule(
+        "gitlab-feature-flag-client-token", GITLAB, ("glffct-",), rf"(?a)glffct-[{_B64URL}]{{20}}"
+    ),
+    # --- chat
+    SecretRule("slack-bot-token", SLACK, ("xoxb-",), rf"(?a)xoxb-[0-9]{{8,14}}-[{_B62}-]{{8,100}}"),
+    SecretRule(
+        "slack-user-token",
+        SLACK,
+        ("xoxp-", "xoxe-"),
+        rf"(?a)xox[pe]-[0-9]{{8,14}}-[0-9]{{8,14}}-[{_B62}-]{{8,100}}",
+    ),
+    SecretRule(
+        "slack-legacy-token",
+        SLACK,
+        ("xoxo-", "xoxs-"),
+        r"(?a)xox[os]-[0-9]{1,14}-[0-9]{1,14}-[0-9]{1,14}-[a-fA-F0-9]{8,64}",
+    ),
+    SecretRule(
+        "slack-legacy-workspace-token",
+        SLACK,
+        ("xoxa-", "xoxr-"),
+        rf"(?a)xox[ar]-(?:[0-9]-)?[{_B62}]{{8,48}}",
+    ),
+    SecretRule(
+        "slack-app-token",
+        SLACK,
+        ("xapp-",),
+        r"(?ai)xapp-[0-9]-[A-Z0-9]{4,32}-[0-9]{4,32}-[A-Z0-9]{8,128}",
+    ),
+    SecretRule(
+        "slack-config-access-token",
+        SLACK,
+        ("xoxe.xoxb-", "xoxe.xoxp-"),
+        r"(?ai)xoxe\.xox[bp]-[0-9]-[A-Z0-9]{150,170}",
+    ),
+    SecretRule(
+        "slack-config-refresh-token", SLACK, ("xoxe-",), r"(?ai)xoxe-[0-9]-[A-Z0-9]{140,150}"
+    ),
+    SecretRule(
+        "slack-webhook-url",
+        "secret: slack webhook url",
+        ("hooks.slack.com",),
+        r"(?ai)hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,120}",
+    ),
+    # --- payment and commerce
+    SecretRule(
+        "stripe-access-token",
+        "secret: stripe key",
+        ("sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"),
+        rf"(?a)(?<![{_B62}])(?:sk|rk)_(?:test|live|prod)_[{_B62}]{{10,99}}",
+    ),
+    SecretRule(
+        "shopify-access-token", "secret: shopify token", ("shpat_",), r"(?a)shpat_[a-fA-F0-9]{32}"
+    ),
+    SecretRule(
+        "shopify-shared-secret", "secret: shopify token", ("shpss_",), r"(?a)shpss_[a-fA-F0-9]{32}"
+    ),
+    SecretRule(
+        "sendgrid-api-token",
+        "secret: sendgrid api key",
+        ("sg.",),
+        rf"(?a)\bSG\.[{_B64URL}]{{20,24}}\.[{_B64URL}]{{40,45}}",
+    ),
+    # --- AI providers
+    SecretRule(
+        "anthropic-admin-api-key",
+        "secret: anthropic api key",
+        ("sk-ant-",),
+        rf"(?a)sk-ant-admin[0-9]{{2}}-[{_B64URL}]{{32,200}}",
+    ),
+    SecretRule(
+        "anthropic-api-key",
+        "secret: anthropic api key",
+        ("sk-ant-",),
+        rf"(?a)sk-ant-[a-z]{{2,8}}[0-9]{{2}}-[{_B64URL}]{{32,200}}",
+    ),
+    SecretRule(
+        "openai-api-key",
+        "secret: openai api key",
+        ("sk-",),
+        # project, service-account and admin keys; the legacy key with the
+        # T3BlbkFJ marker; and the older legacy key, `sk-` and 32 to 64 alphanumerics.
+        rf"(?a)(?<![{_B64URL}])sk-(?:(?:proj|svcacct|admin)-[{_B64URL}]{{40,300}}"
+        rf"|[{_B62}]{{20}}T3BlbkFJ[{_B62}]{{20}}"
+        rf"|[{_B62}]{{32,64}}(?![{_B64URL}]))",
+    ),
+    SecretRule(
+        "huggingface-access-token",
+        "secret: hugging face token",
+        ("hf_",),
+        rf"(?a)(?<![{_B62}_])hf_[{_B62}]{{34}}",
+    ),
+    SecretRule(
+        "huggingface-organization-api-token",
+        "secret: hugging face token",
+        ("api_org_",),
+        rf"(?a)(?<![{_B62}_])api_org_[{_B62}]{{34}}",
+    ),
+    # --- package registries
+    SecretRule(
+        "npm-access-token",
+        "secret: npm token",
+        ("npm_",),
+        rf"(?a)(?<![{_B62}_])npm_[{_B62}]{{36}}",
+    ),
+    SecretRule(
+        "pypi-upload-token",
+        "secret: pypi token",
+        ("pypi-age",),
+        # The macaroon's first bytes are base64 of its location: pypi.org or test.pypi.org.
+        rf"(?a)pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[{_B64URL}]{{50,1000}}",
+    ),
+    # --- keys and signed tokens
+    SecretRule(
+        "private-key",
+        "secret: private key",
+        ("-----begin",),
+        # The header alone is enough: a note has no reason to hold any part of a key.
+        r"(?ai)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
+    ),
+    SecretRule(
+        "age-secret-key",
+        "secret: age secret key",
+        ("age-secret-key-1",),
+        r"(?a)AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+    ),
+    SecretRule(
+        "jwt",
+        "secret: jwt",
+        # The header ends where the payload begins: `.ey` (base64 of `{"`) is rare in prose.
+        (".ey",),
+        rf"(?a)(?<![{_B64URL}])ey[{_B64URL}]{{17,2000}}\.ey[{_B64URL}]{{17,4000}}",
+    ),
+    # --- a name and a value
+    SecretRule(
+        "url-password",
+        "secret: password in url",
+        ("://",),
+        r"""(?ai)\b[a-z][a-z0-9+.-]{0,30}://[^\s:/?#@"'<>]{0,128}:([^\s/?#@"'<>]{1,256})@""",
+        source="detect-secrets:BasicAuthDetector",
+        confirm=_real_password,
+    ),
+    SecretRule(
+        "authorization-header",
+        "secret: authorization header",
+        ("authorization",),
+        r"""(?ai)\bauthorization["']?[ \t]{0,4}[:=][ \t]{0,4}["']?"""
+        r"(?:bearer|basic|token|digest|apikey)[ \t]{1,4}([A-Za-z0-9+/=_~.-]{8,2000})",
+        source="gitleaks:curl-auth-header",
+        confirm=_literal_value,
+    ),
+    SecretRule(
+        "generic-api-key",
+        "secret: credential assignment",
+        (
+            "passw",
+            "passphrase",
+            "secret",
+            "token",
+            "credential",
+            "apikey",
+            "api_key",
+            "api-key",
+            "api.key",
+            "accesskey",
+            "access_key",
+            "access-key",
+            "access.key",
+            "authkey",
+            "auth_key",
+            "auth-key",
+            "auth.key",
+        ),
+        # name, up to 40 more name characters, an optional closing quote or
+        # bracket, the operator, an optional opening quote, then the value.
+        r"(?ai)(?:passw(?:or)?d|passphrase|secret|token|credentials?"
+        r"|api[_.-]?key|access[_.-]?key|auth[_.-]?key)"
+        r"""[A-Za-z0-9_.-]{0,40}["'\]]{0,2}[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
+        r"([A-Za-z0-9+_~!@#^&*-][A-Za-z0-9+/=_~.!@#$%^&*-]{0,199})",
+        confirm=_literal_value,
+    ),
+)
+
+
+def find_secret(text: str, lowered: str) -> SecretRule | None:
+    """The first rule whose shape occurs in `text` (`lowered` is `text.lower()`), else `None`."""
+    for rule in RULES:
+        if rule.keywords and not any(k in lowered for k in rule.keywords):
+            continue
+        pattern = compiled(rule.id, rule.pattern)
+        if rule.confirm is None:
+            if pattern.search(text) is not None:
+                return rule
+            continue
+        for match in pattern.finditer(text):
+            if rule.confirm(text, match):
+                return rule
+    return None

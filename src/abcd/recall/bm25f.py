@@ -1,0 +1,206 @@
+"""BM25F ranking of recall candidates, exactly as seed 000 designs it ("Ranking").
+
+For a candidate item and the prompt's query terms:
+
+    score = sum over terms t in the item of
+            idf(t) * tf_w / (tf_w + k1 * (1 - b + b * len / avg_len))
+
+    tf_w    = 3 * tf_recall(t) + 2 * tf_title(t) + 1 * tf_body(t)
+    len     = 3 * |recall| + 2 * |title| + 1 * |body|        (in stems)
+    avg_len = the mean of len over every item in reach
+    idf(t)  = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))
+              N items in reach, n_t of them holding t in any field
+
+The fields' weighted frequencies are summed before the one saturation, as
+BM25F prescribes (Robertson, Zaragoza and Taylor 2004), and the length is the
+weighted length of BM25F's one pseudo-document of repeated fields (seed 000,
+"How the ranking counts terms and lengths"). The seed's saturation has no
+`(k1 + 1)` factor in the numerator: that factor scales every score alike and
+never changes an order, and leaving it out keeps the figures the seed's.
+
+Query terms are the prompt's distinct stems (seed: "Query terms are the
+prompt's stemmed tokens"; "each distinct word of the prompt is one query
+term"). A recall phrase needs no term of its own: its stems are in the recall
+field and each counts there.
+
+Invariant: the order `rank` returns depends only on the items and the
+prompt, never on input order, hash seeds or the machine: terms are summed with
+`math.fsum` (exactly rounded, so order-free), scores within `TIE_EPSILON` tie,
+and ties break on narrower scope, then newer, then key.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable
+from itertools import chain
+
+import msgspec
+
+from abcd.recall.constants import K1, TIE_EPSILON, WEIGHT_BODY, WEIGHT_RECALL, WEIGHT_TITLE, B
+from abcd.recall.terms import stems, words
+
+
+class Doc(msgspec.Struct, frozen=True):
+    """One item in reach, as the ranking sees it: three fields of stems and its tie-break keys.
+
+    `scope_rank`: smaller is narrower (the repository's items before the
+    machine's). `recency`: a sortable text, larger is newer (an RFC 3339 UTC
+    time or an ISO date); `""` sorts as the oldest.
+    """
+
+    key: str
+    recall: tuple[str, ...]
+    title: tuple[str, ...]
+    body: tuple[str, ...]
+    scope_rank: int = 0
+    recency: str = ""
+
+    @classmethod
+    def of(
+        cls,
+        key: str,
+        *,
+        recall: Iterable[str],
+        title: str,
+        body: str,
+        scope_rank: int = 0,
+        recency: str = "",
+    ) -> Doc:
+        """An item from its text, read through the term rule.
+
+        The recall field is the recall words' terms one after another: words
+        never span a space, so that is the stems of the words joined by spaces.
+        """
+        in_recall, in_title, in_body = words(" ".join(recall)), words(title), words(body)
+        all_stems = stems(in_recall + in_title + in_body)
+        split_at, end = len(in_recall), len(in_recall) + len(in_title)
+        return cls(
+            key,
+            tuple(all_stems[:split_at]),
+            tuple(all_stems[split_at:end]),
+            tuple(all_stems[end:]),
+            scope_rank,
+            recency,
+        )
+
+    @property
+    def length(self) -> int:
+        """The weighted length: recall words three times, title twice, body once."""
+        return WEIGHT_RECALL * len(self.recall) + WEIGHT_TITLE * len(self.title) + len(self.body)
+
+
+class TermScore(msgspec.Struct, frozen=True):
+    """One query term's part in one item's score, for `abcd rules --prompt`."""
+
+    term: str
+    recall: int
+    title: int
+    body: int
+    weighted: int
+    idf: float
+    contribution: float
+
+
+class Scored(msgspec.Struct, frozen=True):
+    """A candidate's score, the terms that made it (sorted by term), and its tie-break keys."""
+
+    key: str
+    score: float
+    terms: tuple[TermScore, ...]
+    scope_rank: int = 0
+    recency: str = ""
+
+
+def idf(n_items: int, holding: int) -> float:
+    """`ln(1 + (N - n + 0.5) / (n + 0.5))`: a word every item shares counts for little."""
+    return math.log(1.0 + (n_items - holding + 0.5) / (holding + 0.5))
+
+
+class Corpus:
+    """Every item in reach (after the narrower scope's suppression): N, the lengths, n_t."""
+
+    __slots__ = ("avg_len", "docs", "keys", "n")
+
+    def __init__(self, docs: Iterable[Doc]) -> None:
+        self.docs: tuple[Doc, ...] = tuple(docs)
+        self.keys = frozenset(doc.key for doc in self.docs)
+        if len(self.keys) != len(self.docs):
+            raise ValueError("two items in reach share a key")
+        self.n = len(self.docs)
+        total = sum(doc.length for doc in self.docs)
+        # With no text at all every tf is zero; 1.0 only keeps the division defined.
+        self.avg_len = total / self.n if total else 1.0
+
+    def holding(self, terms: Collection[str]) -> dict[str, int]:
+        """For each term, how many items hold it in any field (one pass over the corpus)."""
+        wanted = frozenset(terms)
+        found = dict.fromkeys(wanted, 0)
+        if not wanted:
+            return found
+        disjoint = wanted.isdisjoint  # most items hold none: no set is built for them
+        for doc in self.docs:
+            if disjoint(doc.recall) and disjoint(doc.title) and disjoint(doc.body):
+                continue
+            for term in wanted.intersection(chain(doc.recall, doc.title, doc.body)):
+                found[term] += 1
+        return found
+
+    def score(self, candidates: Iterable[Doc], query: Iterable[str]) -> list[Scored]:
+        """Each candidate's score for the query stems, in the candidates' order (see `rank`)."""
+        wanted = frozenset(query)
+        present: list[tuple[Doc, list[str]]] = []
+        for doc in candidates:
+            if doc.key not in self.keys:
+                raise ValueError(f"candidate {doc.key} is not an item in reach")
+            present.append(
+                (doc, sorted(wanted.intersection(chain(doc.recall, doc.title, doc.body))))
+            )
+        holding = self.holding({term for _, terms in present for term in terms})
+        return [self._score(doc, terms, holding) for doc, terms in present]
+
+    def ranked(self, candidates: Iterable[Doc], query: Iterable[str]) -> list[Scored]:
+        """The candidates scored and in ranked order."""
+        return rank(self.score(candidates, query))
+
+    def _score(self, doc: Doc, terms: list[str], holding: dict[str, int]) -> Scored:
+        norm = K1 * (1.0 - B + B * doc.length / self.avg_len)
+        parts: list[TermScore] = []
+        for term in terms:
+            in_recall, in_title, in_body = (
+                doc.recall.count(term),
+                doc.title.count(term),
+                doc.body.count(term),
+            )
+            weighted = WEIGHT_RECALL * in_recall + WEIGHT_TITLE * in_title + WEIGHT_BODY * in_body
+            term_idf = idf(self.n, holding[term])
+            contribution = term_idf * weighted / (weighted + norm)
+            parts.append(
+                TermScore(term, in_recall, in_title, in_body, weighted, term_idf, contribution)
+            )
+        total = math.fsum(part.contribution for part in parts)
+        return Scored(doc.key, total, tuple(parts), doc.scope_rank, doc.recency)
+
+
+def _tie_order(items: Iterable[Scored]) -> list[Scored]:
+    """Narrower scope first, then newer, then key: stable sorts from the last key to the first."""
+    ordered = sorted(items, key=lambda s: s.key)
+    ordered.sort(key=lambda s: s.recency, reverse=True)
+    ordered.sort(key=lambda s: s.scope_rank)
+    return ordered
+
+
+def rank(scored: Iterable[Scored]) -> list[Scored]:
+    """Highest score first; scores within `TIE_EPSILON` of a group's top tie and break by scope,
+    recency, key. The same order on every run and every machine."""
+    by_score = _tie_order(scored)
+    by_score.sort(key=lambda s: s.score, reverse=True)
+    result: list[Scored] = []
+    group: list[Scored] = []
+    for item in by_score:
+        if group and group[0].score - item.score > TIE_EPSILON:
+            result.extend(_tie_order(group))
+            group = []
+        group.append(item)
+    result.extend(_tie_order(group))
+    return result

@@ -1,0 +1,249 @@
+"""The one term rule, shared by rules, notes, pages and the ranking.
+
+A rule domain's recall word, a note's recall word and a page's `recall:`
+entry hit exactly the same prompts, because all of them, and the prompt, go
+through the functions below and nothing else (SPEC section 8; seed 000,
+"Matching is the loader's").
+
+The rule:
+
+- **Words.** The text is NFKC-normalised (full-width letters, ligatures and
+  superscripts become plain ones) and lower-cased; a word is then a run of
+  Unicode letters and digits, so non-ASCII letters (`café`, `日本語`) are word
+  characters. Combining marks continue a word (scripts that write vowels as
+  marks, such as Devanagari, stay whole).
+- **Separators.** Everything else separates words, including `_` and `-`:
+  `test_utils` is `test utils` and `pre-commit` is `pre commit`, so a
+  snake_case or kebab-case identifier in a prompt hits the words it is made
+  of, and a recall word written with a hyphen is the phrase of its parts.
+- **Apostrophes.** An apostrophe (`'` or the typographic `’`) between two
+  letters or digits stays inside the word (`don't`, `agent's`), and the
+  stemmer then drops a possessive `'s`; a leading or trailing one separates.
+- **Stems.** Each word is reduced by the English Snowball stemmer (PyStemmer,
+  in C, behind a bounded word -> stem cache), so "tests", "testing" and "tested" are all `test`.
+- **Terms.** A recall word or phrase is a `Term`, the tuple of its stems. A
+  term hits a text when its stems occur there as consecutive stems: word
+  boundaries are kept, so "test" hits "tests" and "testing" but not "attest",
+  and "race detector" hits "the race detectors" but not "race to the detector".
+
+Invariant: `tokens(text) == tokens(" ".join(words(text)))`, every word is
+lower-case, and no function here raises on any `str`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+import Stemmer
+
+from abcd.recall.constants import PROMPT_SCAN_BYTES, STEM_CACHE_SIZE
+
+Term = tuple[str, ...]
+"""A recall word or phrase as the consecutive stems it must hit."""
+
+# The stemmer's own cache is off: the dict below answers a cached word from C
+# (`map` over `dict.__getitem__`) about four times faster than PyStemmer's does.
+_STEMMER = Stemmer.Stemmer("english", 0)
+
+
+class _StemCache(dict[str, str]):
+    """word -> stem, filled on a miss; bounded, so a long-lived process cannot grow it forever.
+
+    The one piece of module state here, and it only memoises a pure function.
+    """
+
+    def __missing__(self, word: str) -> str:
+        stem: str = _STEMMER.stemWord(word)
+        if len(self) < STEM_CACHE_SIZE:
+            self[word] = stem
+        return stem
+
+
+_STEMS = _StemCache()
+
+# ASCII text (most prompts) takes a pattern without Unicode classes.
+_ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
+_ALNUM = r"[^\W_]"
+
+# The blocks of the Basic Multilingual Plane that hold combining marks; the
+# exact marks are read from `unicodedata` (~3 ms, the first time a text holds
+# a character in these blocks), so no hand-kept table can drift from the
+# Unicode version Python carries.
+_MARK_BLOCKS = (
+    (0x0300, 0x1CFF),
+    (0x1DC0, 0x1DFF),
+    (0x20D0, 0x20FF),
+    (0x2CEF, 0x2DFF),
+    (0x302A, 0x309A),
+    (0xA66F, 0xABFF),
+    (0xFB1E, 0xFB1E),
+    (0xFE00, 0xFE2F),
+)
+
+
+_UNICODE_WORD = re.compile(f"{_ALNUM}+(?:'{_ALNUM}+)*")
+
+
+@cache
+def _in_mark_blocks() -> re.Pattern[str]:
+    """Any character in the mark blocks (compiled on the first non-ASCII text, ~1 ms).
+
+    Text with none has no mark to keep: the plain pattern reads it exactly as
+    the mark-aware one would, without building that one.
+    """
+    ranges = (f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in _MARK_BLOCKS)
+    return re.compile("[" + "".join(ranges) + "]")
+
+
+@cache
+def _unicode_word_with_marks() -> re.Pattern[str]:
+    """The word pattern for non-ASCII text: letters and digits, marks continuing a word."""
+    ranges: list[str] = []
+    for low, high in _MARK_BLOCKS:
+        start: int | None = None
+        for point in range(low, high + 2):
+            mark = point <= high and unicodedata.category(chr(point)).startswith("M")
+            if mark and start is None:
+                start = point
+            elif not mark and start is not None:
+                end = point - 1
+                ranges.append(
+                    re.escape(chr(start)) + ("-" + re.escape(chr(end)) if end > start else "")
+                )
+                start = None
+    unit = f"(?:{_ALNUM}|[{''.join(ranges)}])"
+    return re.compile(f"{_ALNUM}{unit}*(?:'{_ALNUM}{unit}*)*")
+
+
+def _normal(text: str) -> str:
+    """NFKC, lower case, typographic apostrophes made plain; stable under a second pass."""
+    lowered = _nfkc(text).lower()
+    # Lower-casing could leave a string NFKC would change again; one more pass
+    # settles it (an exhaustive check over every code point needs none), so
+    # re-reading the words is idempotent. Bounded: the hook must never spin.
+    for _ in range(3):
+        again = _nfkc(lowered).lower()
+        if again == lowered:
+            break
+        lowered = again
+    return lowered.replace("\u2019", "'")  # the typographic apostrophe as the plain one
+
+
+def _nfkc(text: str) -> str:
+    # The quick check is far cheaper than normalising text that is already normal.
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    return unicodedata.normalize("NFKC", text)
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of `text`, in order, before stemming."""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    normal = _normal(text)
+    if _in_mark_blocks().search(normal):
+        return _unicode_word_with_marks().findall(normal)
+    return _UNICODE_WORD.findall(normal)
+
+
+def stems(word_list: Iterable[str]) -> list[str]:
+    """The English Snowball stem of each word (cached)."""
+    return list(map(_STEMS.__getitem__, word_list))
+
+
+def tokens(text: str) -> list[str]:
+    """The stems of the words of `text`, in order: what every match and count reads."""
+    return stems(words(text))
+
+
+def term_of(word: str) -> Term | None:
+    """The term a recall word or phrase stands for; `None` when it holds no letter or digit."""
+    term = tuple(tokens(word))
+    return term or None
+
+
+def count(term: Term, stem_list: Sequence[str]) -> int:
+    """How often `term` occurs in `stem_list` as consecutive stems (overlaps counted)."""
+    if len(term) == 1:
+        return stem_list.count(term[0])
+    return len(_starts(term, stem_list))
+
+
+def hits(term: Term, stem_list: Sequence[str]) -> bool:
+    """Whether `term` occurs in `stem_list` as consecutive stems."""
+    if len(term) == 1:
+        return term[0] in stem_list
+    return bool(_starts(term, stem_list, first_only=True))
+
+
+def _starts(term: Term, stem_list: Sequence[str], *, first_only: bool = False) -> list[int]:
+    width = len(term)
+    found: list[int] = []
+    for at, stem in enumerate(stem_list):
+        if stem == term[0] and tuple(stem_list[at : at + width]) == term:
+            found.append(at)
+            if first_only:
+                break
+    return found
+
+
+def scan(text: str) -> str:
+    """The part of a prompt the hook reads: its first `PROMPT_SCAN_BYTES` bytes of UTF-8."""
+    if len(text) * 4 <= PROMPT_SCAN_BYTES:
+        return text  # even at four bytes a character it is within the bound
+    data = text.encode("utf-8", errors="surrogatepass")
+    if len(data) <= PROMPT_SCAN_BYTES:
+        return text
+    # A character cut in half at the bound is dropped, never half-read.
+    return data[:PROMPT_SCAN_BYTES].decode("utf-8", errors="ignore")
+
+
+class Prompt:
+    """A prompt read once: its scanned text, its stems, and an index for hits and counts.
+
+    Built once per prompt and asked for every domain, note and page, so a
+    single-stem term is a set lookup and a phrase looks only where its first
+    stem stands.
+    """
+
+    __slots__ = ("_distinct", "_positions", "stems", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = scan(text)
+        self.stems: tuple[str, ...] = tuple(tokens(self.text))
+        self._distinct: frozenset[str] | None = None
+        self._positions: dict[str, list[int]] | None = None
+
+    @property
+    def distinct(self) -> frozenset[str]:
+        """Each stem of the prompt once: the ranking's query terms."""
+        if self._distinct is None:
+            self._distinct = frozenset(self.stems)
+        return self._distinct
+
+    def _where(self, stem: str) -> list[int]:
+        if self._positions is None:
+            positions: dict[str, list[int]] = {}
+            for at, each in enumerate(self.stems):
+                positions.setdefault(each, []).append(at)
+            self._positions = positions
+        return self._positions.get(stem, [])
+
+    def count(self, term: Term) -> int:
+        """How often `term` occurs in the prompt as consecutive stems."""
+        if len(term) == 1:
+            return len(self._where(term[0])) if term[0] in self.distinct else 0
+        width = len(term)
+        return sum(1 for at in self._where(term[0]) if self.stems[at : at + width] == term)
+
+    def hits(self, term: Term) -> bool:
+        """Whether `term` occurs in the prompt as consecutive stems."""
+        if term[0] not in self.distinct:
+            return False
+        if len(term) == 1:
+            return True
+        width = len(term)
+        return any(self.stems[at : at + width] == term for at in self._where(term[0]))

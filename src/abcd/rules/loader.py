@@ -1,0 +1,242 @@
+"""The rules loader: read the machine layer, then the repository's, and merge them.
+
+read (guarded, bounded) -> parse and validate (`schema`) -> merge field by
+field -> drop what cannot render -> a `RuleSet`, with every note and problem
+as a value (SPEC sections 6 and 7).
+
+- The machine layer is `<home>/rules.json`, read through `Home.read`; the
+  repository's is `<repo top>/.abcd/rules.json`, read through
+  `read_repo_file`. Later layers override earlier ones.
+- A layer that names a domain an earlier layer named overrides it field by
+  field (a field it leaves out stays the earlier layer's), and the domain's
+  heading says whose words these are: `(repo override)` when the project's
+  file overrides the person's, `(user override)` when the machine layer
+  overrides one below it (none does today: the original's generated domains
+  are out of scope, SPEC section 12).
+- `"disabled": true` in any layer read is the kill switch; the set names the
+  file(s) that set it.
+
+Invariant: loading never writes or creates anything, an absent file costs
+one failed open, and a layer that cannot be read, parsed or validated is a
+problem naming its file while the other layer still loads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final, Literal
+
+import msgspec
+
+from abcd.constants import RULES_MAX_BYTES
+from abcd.errors import AbcdError, StorageError
+from abcd.repo import PROJECT_RULES_REL, find_repo
+from abcd.rules.schema import Layer, LayerKind, State, Word, parse_layer
+from abcd.trust.guarded import Home, locate_home, read_repo_file, shown
+
+MACHINE_RULES_REL: Final = "rules.json"
+# The heading's words for a domain a layer overrides: whose words these are.
+_OVERRIDE_WHO: Final = {"machine": "user", "repo": "repo"}
+
+
+class Domain(msgspec.Struct, frozen=True):
+    """A merged rule domain that can render: it holds at least one rule."""
+
+    name: str
+    state: State
+    recall: tuple[Word, ...]
+    aliases: tuple[Word, ...]
+    rules: tuple[str, ...]
+    source: LayerKind
+    override: LayerKind | None = None
+    files: tuple[str, ...] = ()
+
+    @property
+    def words(self) -> tuple[Word, ...]:
+        """The recall words, then the aliases: everything that can make the domain hit."""
+        return self.recall + self.aliases
+
+    @property
+    def label(self) -> str:
+        """`(repo override)` or `(user override)` for an overridden domain, else empty."""
+        return f"({_OVERRIDE_WHO[self.override]} override)" if self.override else ""
+
+    @property
+    def origin(self) -> str:
+        """Where the domain comes from, for the listing: `machine`, `repo` or `repo override`."""
+        return f"{self.override} override" if self.override else self.source
+
+    def signature(self) -> str:
+        """A digest of the domain's content and layer, never of its rendered form (for ledgers)."""
+        content = [
+            self.name,
+            self.state,
+            [w.text for w in self.recall],
+            [w.text for w in self.aliases],
+            list(self.rules),
+            self.label,
+        ]
+        return hashlib.sha256(msgspec.json.encode(content)).hexdigest()
+
+
+class LayerStatus(msgspec.Struct, frozen=True):
+    """Which file a layer is and what became of it."""
+
+    kind: LayerKind
+    shown: str
+    status: Literal["absent", "read", "refused"]
+
+
+class RuleSet(msgspec.Struct, frozen=True):
+    """The merged rules, the kill switch, and everything said about them, as values."""
+
+    domains: tuple[Domain, ...] = ()
+    disabled_by: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    problems: tuple[AbcdError, ...] = ()
+    layers: tuple[LayerStatus, ...] = ()
+
+    @property
+    def disabled(self) -> bool:
+        """The kill switch: rules, notes and pages are all silenced."""
+        return bool(self.disabled_by)
+
+    def get(self, name: str) -> Domain | None:
+        return next((d for d in self.domains if d.name == name), None)
+
+
+class _Merging(msgspec.Struct):
+    source: LayerKind
+    override: LayerKind | None = None
+    files: list[str] = msgspec.field(default_factory=list)
+    state: State = "active"
+    recall: tuple[Word, ...] = ()
+    aliases: tuple[Word, ...] = ()
+    rules: tuple[str, ...] = ()
+
+
+def merge(layers: Sequence[Layer]) -> tuple[tuple[Domain, ...], tuple[str, ...]]:
+    """Merge layers, earliest first, field by field; domains in the order first named.
+
+    Returns the domains that hold rules and the notes: a domain without rules
+    is dropped and said, an active domain nothing can hit is said.
+    """
+    merging: dict[str, _Merging] = {}
+    for layer in layers:
+        for named in layer.domains:
+            entry = merging.get(named.name)
+            if entry is None:
+                entry = merging[named.name] = _Merging(source=layer.kind)
+            else:
+                entry.override = layer.kind
+            entry.files.append(layer.shown)
+            if named.state is not None:
+                entry.state = named.state
+            if named.recall is not None:
+                entry.recall = named.recall
+            if named.aliases is not None:
+                entry.aliases = named.aliases
+            if named.rules is not None:
+                entry.rules = named.rules
+    domains: list[Domain] = []
+    notes: list[str] = []
+    for name, entry in merging.items():
+        where = ", ".join(entry.files)
+        if not entry.rules:
+            notes.append(f"{where}: domain {name} has no rules; dropped")
+            continue
+        if entry.state == "active" and not (entry.recall or entry.aliases):
+            notes.append(
+                f"{where}: domain {name} has no recall words or aliases; "
+                f"it comes back only on *{name}"
+            )
+        domains.append(
+            Domain(
+                name,
+                entry.state,
+                entry.recall,
+                entry.aliases,
+                entry.rules,
+                entry.source,
+                entry.override,
+                tuple(entry.files),
+            )
+        )
+    return tuple(domains), tuple(notes)
+
+
+class _Read(msgspec.Struct, frozen=True):
+    layer: Layer | None
+    status: LayerStatus
+    problem: AbcdError | None = None
+
+
+def _read_machine(home: Home | None, home_path: Path) -> _Read:
+    name = shown(home_path / MACHINE_RULES_REL)
+    if home is None:
+        return _Read(None, LayerStatus("machine", name, "absent"))
+    try:
+        data = home.read(MACHINE_RULES_REL, RULES_MAX_BYTES)
+        layer = None if data is None else parse_layer(data, "machine", name)
+    except AbcdError as err:
+        return _Read(None, LayerStatus("machine", name, "refused"), err)
+    return _Read(layer, LayerStatus("machine", name, "absent" if layer is None else "read"))
+
+
+def _read_repo(repo_top: Path) -> _Read:
+    path = repo_top / PROJECT_RULES_REL
+    name = shown(path)
+    try:
+        try:
+            data = read_repo_file(path, RULES_MAX_BYTES)
+        except OSError as err:
+            raise StorageError(f"{name}: {err.strerror or err}") from err
+        layer = None if data is None else parse_layer(data, "repo", name)
+    except AbcdError as err:
+        return _Read(None, LayerStatus("repo", name, "refused"), err)
+    return _Read(layer, LayerStatus("repo", name, "absent" if layer is None else "read"))
+
+
+def _assemble(reads: Sequence[_Read]) -> RuleSet:
+    layers = [r.layer for r in reads if r.layer is not None]
+    domains, merge_notes = merge(layers)
+    return RuleSet(
+        domains=domains,
+        disabled_by=tuple(layer.shown for layer in layers if layer.disabled),
+        notes=tuple(note for layer in layers for note in layer.notes) + merge_notes,
+        problems=tuple(r.problem for r in reads if r.problem is not None),
+        layers=tuple(r.status for r in reads),
+    )
+
+
+def load(home: Home | None, repo_top: Path | None, home_path: Path | None = None) -> RuleSet:
+    """Both layers through an open home (`None`: absent) and a repository top (`None`: outside one).
+
+    `home_path` names the machine file when the home is absent (default: where it would be).
+    """
+    reads = [_read_machine(home, Path(home.path) if home is not None else Path(home_path or locate_home()))]
+    if repo_top is not None:
+        reads.append(_read_repo(repo_top))
+    return _assemble(reads)
+
+
+def load_here(start: Path | str | None = None) -> RuleSet:
+    """Open the home, find the repository holding `start` (default: here), load both layers."""
+    repo = find_repo(start)
+    repo_top = repo.top if repo is not None else None
+    home_path = Path(locate_home())
+    try:
+        home = Home.open(home_path)
+    except AbcdError as err:
+        status = LayerStatus("machine", shown(home_path / MACHINE_RULES_REL), "refused")
+        reads = [_Read(None, status, err)]
+        if repo_top is not None:
+            reads.append(_read_repo(repo_top))
+        return _assemble(reads)
+    try:
+        return load(home, repo_top, home_path)
+    finally:
+        if home is not None:
+            home.close()

@@ -1,0 +1,380 @@
+"""Secret-shaped samples, built at run time so that no secret-shaped literal sits in the repository.
+
+Every generator takes a `random.Random` and returns a `Sample`: the `text` to
+embed in a note and the `secret`, the part of it that must never be echoed
+back (the random part, or the whole token when its prefix is part of it).
+Prefixes are split across string concatenations (`"gh" + "p_"`) so that no
+scanner finds a token shape in this file.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+from collections.abc import Callable
+from typing import NamedTuple
+
+UPPER = string.ascii_uppercase
+LOWER = string.ascii_lowercase
+DIGITS = string.digits
+HEX = "0123456789abcdef"
+ALNUM = string.ascii_letters + DIGITS
+B64URL = ALNUM + "_-"
+BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+
+
+class Sample(NamedTuple):
+    text: str
+    secret: str
+
+
+def rand(rng: random.Random, n: int, alphabet: str = ALNUM) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def mixed(rng: random.Random, n: int) -> str:
+    """`n` random alphanumerics holding at least one digit, one lower and one upper letter."""
+    chars = [rng.choice(DIGITS), rng.choice(LOWER), rng.choice(UPPER)]
+    chars += [rng.choice(ALNUM) for _ in range(n - 3)]
+    rng.shuffle(chars)
+    return "".join(chars)
+
+
+def token(text: str) -> Sample:
+    return Sample(text, text)
+
+
+def prefixed(public: str, rest: str) -> Sample:
+    """A token whose first part is a public marker; only `rest` is secret."""
+    return Sample(public + rest, rest)
+
+
+def _b64url(data: dict[str, object]) -> str:
+    raw = json.dumps(data, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _jwt(rng: random.Random) -> Sample:
+    header = _b64url({"alg": "HS256", "typ": "JWT"})
+    payload = _b64url({"sub": rand(rng, 12), "iat": rng.randrange(10**9, 2 * 10**9)})
+    value = f"{header}.{payload}.{rand(rng, 43, B64URL)}"
+    return token(value)
+
+
+def _openai(rng: random.Random) -> Sample:
+    marker = "T3Blbk" + "FJ"
+    shape = rng.randrange(3)
+    if shape == 0:
+        kind = rng.choice(["proj", "svcacct", "admin"])
+        return token(
+            "sk" + "-" + kind + "-" + rand(rng, 74, B64URL) + marker + rand(rng, 74, B64URL)
+        )
+    if shape == 1:
+        return token("sk" + "-" + rand(rng, 20) + marker + rand(rng, 20))
+    return token("sk" + "-" + mixed(rng, 48))
+
+
+def _private_key(rng: random.Random) -> Sample:
+    label = rng.choice(["RSA ", "EC ", "OPENSSH ", "DSA ", "ENCRYPTED ", ""])
+    body = rand(rng, 64, ALNUM + "+/")
+    return Sample("-----" + "BEGIN " + label + "PRIVATE" + " KEY-----\n" + body, body)
+
+
+def _url_password(rng: random.Random) -> Sample:
+    scheme = rng.choice(
+        ["postgres", "postgresql", "mysql", "https", "redis", "mongodb+srv", "amqp"]
+    )
+    password = mixed(rng, 14)
+    return Sample(f"{scheme}://{rand(rng, 6, LOWER)}:{password}@db.example.com/app", password)
+
+
+def _authorization(rng: random.Random) -> Sample:
+    scheme = rng.choice(["Bearer", "Basic", "Token", "bearer"])
+    value = mixed(rng, 32)
+    quote = rng.choice(["", '"'])
+    return Sample(f"{quote}Authorization{quote}: {quote}{scheme} {value}{quote}", value)
+
+
+def _generic(rng: random.Random) -> Sample:
+    name = rng.choice(
+        [
+            "password",
+            "api_key",
+            "SECRET_KEY",
+            "client_secret",
+            "access_token",
+            "db_password",
+            "apiKey",
+            "AWS_SECRET_ACCESS_KEY",
+            "auth_key",
+            "passphrase",
+            "credentials",
+        ]
+    )
+    value = mixed(rng, rng.randrange(16, 41))
+    form = rng.randrange(5)
+    if form == 0:
+        return Sample(f"{name} = {value}", value)
+    if form == 1:
+        return Sample(f"{name}: {value}", value)
+    if form == 2:
+        return Sample(f'"{name}": "{value}"', value)
+    if form == 3:
+        return Sample(f"export {name.upper()}={value}", value)
+    return Sample(f"{name} := '{value}'", value)
+
+
+def _slack_webhook(rng: random.Random) -> Sample:
+    path = (
+        "T"
+        + rand(rng, 8, UPPER + DIGITS)
+        + "/B"
+        + rand(rng, 8, UPPER + DIGITS)
+        + "/"
+        + mixed(rng, 24)
+    )
+    return Sample("https://hooks." + "slack.com/services/" + path, path)
+
+
+Generator = Callable[[random.Random], Sample]
+
+# One generator per rule id in `abcd.gate.secrets.RULES` (a test checks the two agree).
+TRUE_SECRETS: dict[str, Generator] = {
+    "aws-access-token": lambda r: token(
+        r.choice(["AK" + "IA", "AS" + "IA"]) + rand(r, 16, UPPER + "234567")
+    ),
+    "gcp-api-key": lambda r: token("AI" + "za" + rand(r, 35, B64URL)),
+    "azure-ad-client-secret": lambda r: token(
+        rand(r, 3) + r.choice(DIGITS) + "Q" + "~" + rand(r, 31, ALNUM + "_~.-") + rand(r, 1)
+    ),
+    "digitalocean-pat": lambda r: token("dop" + "_v1_" + rand(r, 64, HEX)),
+    "digitalocean-access-token": lambda r: token("doo" + "_v1_" + rand(r, 64, HEX)),
+    "databricks-api-token": lambda r: token("da" + "pi" + rand(r, 32, HEX)),
+    "vault-service-token": lambda r: token("hv" + "s." + rand(r, 95, B64URL)),
+    "doppler-api-token": lambda r: token("dp.p" + "t." + rand(r, 43, LOWER + DIGITS)),
+    "github-pat": lambda r: token("gh" + "p_" + rand(r, 36)),
+    "github-oauth": lambda r: token("gh" + "o_" + rand(r, 36)),
+    "github-app-token": lambda r: token("gh" + r.choice("us") + "_" + rand(r, 36)),
+    "github-refresh-token": lambda r: token("gh" + "r_" + rand(r, 36)),
+    # The public `github` of the prefix is also in the kind's name; the rest is the secret.
+    "github-fine-grained-pat": lambda r: prefixed(
+        "github", "_pat_" + rand(r, 22) + "_" + rand(r, 59)
+    ),
+    "gitlab-pat": lambda r: token("gl" + "pat-" + rand(r, 20, B64URL)),
+    "gitlab-ptt": lambda r: token("gl" + "ptt-" + rand(r, 40, HEX)),
+    "gitlab-rrt": lambda r: token("GR13" + "48941" + rand(r, 20, B64URL)),
+    "gitlab-deploy-token": lambda r: token("gl" + "dt-" + rand(r, 20, B64URL)),
+    "gitlab-runner-authentication-token": lambda r: token("gl" + "rt-" + rand(r, 20, B64URL)),
+    "gitlab-feed-token": lambda r: token("gl" + "ft-" + rand(r, 20, B64URL)),
+    "gitlab-scim-token": lambda r: token("gl" + "soat-" + rand(r, 20, B64URL)),
+    "gitlab-oauth-app-secret": lambda r: token("gl" + "oas-" + rand(r, 64, B64URL)),
+    "gitlab-cicd-job-token": lambda r: token(
+        "gl" + "cbt-" + rand(r, 3) + "_" + rand(r, 20, B64URL)
+    ),
+    "gitlab-incoming-mail-token": lambda r: token("gl" + "imt-" + rand(r, 25, B64URL)),
+    "gitlab-kubernetes-agent-token": lambda r: token("gl" + "agent-" + rand(r, 50, B64URL)),
+    "gitlab-feature-flag-client-token": lambda r: token("gl" + "ffct-" + rand(r, 20, B64URL)),
+    "slack-bot-token": lambda r: token(
+        "xo" + "xb-" + rand(r, 11, DIGITS) + "-" + rand(r, 12, DIGITS) + "-" + rand(r, 24)
+    ),
+    "slack-user-token": lambda r: token(
+        "xo"
+        + "x"
+        + r.choice("pe")
+        + "-"
+        + rand(r, 11, DIGITS)
+        + "-"
+        + rand(r, 11, DIGITS)
+        + "-"
+        + rand(r, 12, DIGITS)
+        + "-"
+        + rand(r, 32, HEX)
+    ),
+    "slack-legacy-token": lambda r: token(
+        "xo"
+        + "x"
+        + r.choice("os")
+        + "-"
+        + rand(r, 5, DIGITS)
+        + "-"
+        + rand(r, 6, DIGITS)
+        + "-"
+        + rand(r, 6, DIGITS)
+        + "-"
+        + rand(r, 20, HEX)
+    ),
+    "slack-legacy-workspace-token": lambda r: token(
+        "xo" + "x" + r.choice("ar") + "-2-" + rand(r, 30)
+    ),
+    "slack-app-token": lambda r: token(
+        "xa"
+        + "pp-1-"
+        + rand(r, 11, UPPER + DIGITS)
+        + "-"
+        + rand(r, 13, DIGITS)
+        + "-"
+        + rand(r, 64, LOWER + DIGITS)
+    ),
+    "slack-config-access-token": lambda r: token(
+        "xo" + "xe.xox" + r.choice("bp") + "-1-" + rand(r, 164, UPPER + DIGITS)
+    ),
+    "slack-config-refresh-token": lambda r: token("xo" + "xe-1-" + rand(r, 146, UPPER + DIGITS)),
+    "slack-webhook-url": _slack_webhook,
+    "stripe-access-token": lambda r: token(
+        r.choice(["sk", "rk"]) + "_" + r.choice(["live", "test", "prod"]) + "_" + rand(r, 24)
+    ),
+    "shopify-access-token": lambda r: token("shp" + "at_" + rand(r, 32, HEX)),
+    "shopify-shared-secret": lambda r: token("shp" + "ss_" + rand(r, 32, HEX)),
+    "sendgrid-api-token": lambda r: token(
+        "SG" + "." + rand(r, 22, B64URL) + "." + rand(r, 43, B64URL)
+    ),
+    "anthropic-admin-api-key": lambda r: token("sk-" + "ant-admin01-" + rand(r, 93, B64URL) + "AA"),
+    "anthropic-api-key": lambda r: token("sk-" + "ant-api03-" + rand(r, 93, B64URL) + "AA"),
+    "openai-api-key": _openai,
+    "huggingface-access-token": lambda r: token("h" + "f_" + rand(r, 34, string.ascii_letters)),
+    "huggingface-organization-api-token": lambda r: token(
+        "api" + "_org_" + rand(r, 34, string.ascii_letters)
+    ),
+    "npm-access-token": lambda r: token("np" + "m_" + rand(r, 36)),
+    "pypi-upload-token": lambda r: token("pypi-" + "AgEIcHlw" + "aS5vcmc" + rand(r, 150, B64URL)),
+    "private-key": _private_key,
+    "age-secret-key": lambda r: token("AGE-SECRET-" + "KEY-1" + rand(r, 58, BECH32)),
+    "jwt": _jwt,
+    "url-password": _url_password,
+    "authorization-header": _authorization,
+    "generic-api-key": _generic,
+}
+
+
+def _near(prefix_parts: tuple[str, ...], body: str) -> str:
+    return "".join(prefix_parts) + body
+
+
+# Near misses and prose per rule: none of these may be refused at all.
+FALSE_SECRETS: dict[str, list[str]] = {
+    "aws-access-token": [
+        _near(("AK", "IA"), "ABCDEFGHIJKLMNO"),  # 15, one short
+        _near(("AK", "IA"), "IOSFODNN7" + "EXAMPLE"),  # AWS's documentation key
+        "the AWS access key id starts with AKIA",
+    ],
+    "gcp-api-key": [_near(("AI", "za"), "Sy-short-key"), "GCP keys start with AIza"],
+    "azure-ad-client-secret": ["abc1Q~short", "the secret contains Q~ after four characters"],
+    "digitalocean-pat": [_near(("dop", "_v1_"), "abc123"), "DigitalOcean tokens start dop_v1_"],
+    "digitalocean-access-token": [_near(("doo", "_v1_"), "nothex" * 11)],
+    "databricks-api-token": ["the dapi prefix", _near(("da", "pi"), "0123456789abcdef")],
+    "vault-service-token": ["Vault tokens look like hvs.<random>", _near(("hv", "s."), "short")],
+    "doppler-api-token": ["Doppler tokens start dp.pt.", _near(("dp.p", "t."), "tooshort")],
+    "github-pat": [
+        "PATs look like ghp_ followed by 36 characters",
+        _near(("gh", "p_"), "abc123"),
+        "export GITHUB_TOKEN before running gh",
+    ],
+    "github-oauth": [_near(("gh", "o_"), "x" * 20), "gho_ tokens come from OAuth apps"],
+    "github-app-token": ["ghs_ tokens are app installation tokens", _near(("gh", "u_"), "short")],
+    "github-refresh-token": ["ghr_ means refresh", _near(("gh", "r_"), "abc")],
+    "github-fine-grained-pat": ["fine-grained tokens start github_pat_ then 82 characters"],
+    "gitlab-pat": ["GitLab PATs start glpat-", _near(("gl", "pat-"), "short")],
+    "gitlab-ptt": ["trigger tokens start glptt-", _near(("gl", "ptt-"), "nothex" * 7)],
+    "gitlab-rrt": ["registration tokens start GR1348941"],
+    "gitlab-deploy-token": ["deploy tokens start gldt-"],
+    "gitlab-runner-authentication-token": [
+        "runner tokens start glrt-",
+        _near(("gl", "rt-"), "abc"),
+    ],
+    "gitlab-feed-token": ["feed tokens start glft-"],
+    "gitlab-scim-token": ["SCIM tokens start glsoat-"],
+    "gitlab-oauth-app-secret": ["OAuth app secrets start gloas-", _near(("gl", "oas-"), "x" * 30)],
+    "gitlab-cicd-job-token": ["job tokens start glcbt-"],
+    "gitlab-incoming-mail-token": ["mail tokens start glimt-"],
+    "gitlab-kubernetes-agent-token": ["agent tokens start glagent-"],
+    "gitlab-feature-flag-client-token": ["feature flag tokens start glffct-"],
+    "slack-bot-token": [
+        "bot tokens look like xoxb-...",
+        "a xoxb- token for the bot",
+        _near(("xo", "xb-"), "token-for-the-bot"),
+    ],
+    "slack-user-token": ["user tokens start xoxp-", _near(("xo", "xp-"), "user-token")],
+    "slack-legacy-token": ["legacy xoxs- tokens", _near(("xo", "xo-"), "1-2-")],
+    "slack-legacy-workspace-token": ["workspace tokens start xoxa-", _near(("xo", "xr-"), "short")],
+    "slack-app-token": ["app-level tokens start xapp-"],
+    "slack-config-access-token": ["config tokens start xoxe.xoxb-"],
+    "slack-config-refresh-token": ["refresh tokens start xoxe-"],
+    "slack-webhook-url": [
+        "post to https://hooks.slack.com/services/... with curl",
+        "see https://api.slack.com/messaging/webhooks",
+    ],
+    "stripe-access-token": [
+        "Stripe secret keys start sk_live_ or sk_test_",
+        _near(("sk", "_live_"), "short"),
+        "the publishable key starts pk_live_",
+    ],
+    "shopify-access-token": ["Shopify admin tokens start shpat_"],
+    "shopify-shared-secret": ["shared secrets start shpss_"],
+    "sendgrid-api-token": ["SendGrid keys start SG. and have three parts", "e.g. SG.short.parts"],
+    "anthropic-admin-api-key": ["admin keys start sk-ant-admin01-"],
+    "anthropic-api-key": ["Anthropic keys start sk-ant-api03-", "set ANTHROPIC_API_KEY"],
+    "openai-api-key": [
+        "OpenAI keys start sk- or sk-proj-",
+        "use sklearn, also called sk-learn or scikit-learn",
+        _near(("sk", "-proj-"), "keys-are-scoped-to-projects"),
+        "sk-" + "a" * 20,
+    ],
+    "huggingface-access-token": [
+        "Hugging Face tokens start hf_",
+        "call hf_hub_download(repo_id, filename)",
+        "set HF_TOKEN in the environment",
+    ],
+    "huggingface-organization-api-token": ["org tokens start api_org_"],
+    "npm-access-token": ["npm tokens start npm_", "npm_config_registry is an env var"],
+    "pypi-upload-token": [
+        "PyPI tokens start pypi-" + "AgEIcHlw" + "aS5vcmc and are long",
+        "pypi-short",
+    ],
+    "private-key": [
+        "a private key block starts with a BEGIN ... PRIVATE KEY header",
+        "-----" + "BEGIN PUBLIC KEY-----",
+        "-----" + "BEGIN CERTIFICATE-----",
+    ],
+    "age-secret-key": ["age identities start AGE-SECRET-" + "KEY-1"],
+    "jwt": [
+        "a JWT has three base64url parts separated by dots",
+        "they obey the rules; the keys are eyes.only",
+    ],
+    "url-password": [
+        "https://user:${TOKEN}@github.com/org/repo.git",
+        "postgres://app:<password>@db.example.com/app",
+        "https://oauth2:$GITLAB_TOKEN@gitlab.com/group/project.git",
+        "ssh git@github.com:org/repo.git",
+        "redis://:****@cache.example.com:6379",
+        "http://localhost:8080/path@v2",
+    ],
+    "authorization-header": [
+        "Authorization: Bearer <token>",
+        "Authorization: Bearer $TOKEN",
+        "Authorization: Bearer YOUR_API_TOKEN",
+        "send an Authorization: Basic header",
+        'headers={"Authorization": f"Bearer {token}"}',
+    ],
+    "generic-api-key": [
+        'password = os.environ["DB_PASSWORD"]',
+        "token = <placeholder>",
+        "password: changeme",
+        "API_KEY and GITHUB_TOKEN are read from the environment",
+        "token = os.getenv('GITHUB_TOKEN')",
+        "secret_key = settings.SECRET_KEY",
+        "api_key: ${API_KEY}",
+        "token = get_token_v2",
+        "max_tokens: 4096",
+        "tokenizer: BertTokenizer",
+        "secret: path/to/file.txt",
+        "token: python3.11.7",
+        "password: hunter22",
+        "token = your-api-key-here",
+        "the token: it expires after an hour",
+        "password = xxxxxxxxxxxx",
+        "token == expected_token",
+        "secrets.token_hex(16)",
+    ],
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Benchmarks for the write gate (SPEC section 5 budgets: +5 ms per add, +5 ms import).
+
+    .venv/bin/python tools/bench_gate.py            # everything
+    .venv/bin/python tools/bench_gate.py judge      # judge_note on a 2 KiB body, warm and first call
+    .venv/bin/python tools/bench_gate.py import     # import cost vs abcd.errors, and -X importtime
+
+Figures go to stdout; docs/gate.md records them with this command. Never a
+test: timings on shared machines are noisy. The bodies are built at run time
+and hold no secret (the worst case holds every prefilter keyword, so every
+rule is compiled and run, and still passes).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PY = sys.executable
+
+REALISTIC = (
+    "The journal tests were flaky on CI because two writers raced for the lock. "
+    "Fix: take the exclusive lock before re-reading the tail, then append with O_APPEND "
+    "and fsync the segment; fsync the folder only when a new segment is created. "
+    "Run `go test -race ./internal/...` locally and `pytest -k journal -x` before pushing. "
+    "The view in memory.json records the checkpoint it was folded to (segment, offset, seq, "
+    "head hash); a reader that finds the journal past it folds only the new bytes. "
+    "See https://docs.python.org/3/library/os.html#os.fsync and "
+    "https://github.com/jcrist/msgspec/issues/12 for the decoder notes. Versions: Python "
+    "3.11.7, msgspec 0.18.6, portalocker 2.10.1. Commit 3f2a9c1 introduced the race; "
+    "src/abcd/journal/store.py holds the fix. Set GITHUB_TOKEN in the CI secrets, never in code: "
+    'password = os.environ["DB_PASSWORD"] is the pattern. '
+)
+
+
+def realistic_body(size: int = 2048) -> str:
+    body = REALISTIC
+    while len(body) < size:
+        body += REALISTIC
+    return body[:size]
+
+
+def worst_body(size: int = 2048) -> str:
+    """Every rule's keywords plus the characters that wake every network check; no finding."""
+    from abcd.gate.secrets import RULES
+
+    keywords = sorted({k for rule in RULES for k in rule.keywords})
+    parts = [f"the {k} word" for k in keywords]
+    parts += [
+        "a::b",
+        "12:30:45",
+        "x-y-z-w-v-u",
+        "a@b",
+        "1.2.3",
+        "s3://bucket/key",
+        "the .local suffix",
+    ]
+    body = " ".join(parts)
+    while len(body) < size:
+        body += " " + " ".join(parts)
+    return body[:size]
+
+
+def _median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def bench_judge(runs: int = 2000) -> None:
+    from abcd.gate import judge_note
+
+    recall = ["journal", "lock", "fsync", "race"]
+    for name, body in (
+        ("realistic 2 KiB body", realistic_body()),
+        ("worst case 2 KiB", worst_body()),
+    ):
+        assert judge_note("A lesson about the journal lock", body, recall) is None, name
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            judge_note("A lesson about the journal lock", body, recall)
+            times.append(time.perf_counter() - start)
+        print(f"judge_note, warm, {name}: median {_median_ms(times):.3f} ms over {runs} runs")
+
+    # The first call in a fresh process pays for compiling the rules it needs
+    # (and for importing `re`, which the CLI has already imported via typer).
+    env = bytecode_env()
+    for name, body in (("realistic", realistic_body()), ("worst case", worst_body())):
+        for preload in ("import re", "pass"):
+            code = (
+                f"import sys, time; {preload}\n"
+                "from abcd.gate import judge_note\n"
+                "body = sys.stdin.read()\n"
+                "t = time.perf_counter(); judge_note('t', body, ['w'])\n"
+                "print(time.perf_counter() - t)\n"
+            )
+            firsts = [
+                float(
+                    subprocess.run(
+                        [PY, "-c", code],
+                        input=body,
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                        env=env,
+                    ).stdout
+                )
+                for _ in range(30)
+            ]
+            where = (
+                "re already imported (as in the CLI)"
+                if preload != "pass"
+                else "re not yet imported"
+            )
+            print(
+                f"judge_note, first call in a fresh process, {name}, {where}: "
+                f"median {_median_ms(firsts):.2f} ms over 30 processes"
+            )
+
+
+def bytecode_env(*, cached: bool = True) -> dict[str, str]:
+    """The environment for a child interpreter: with a bytecode cache (as an install has) or without.
+
+    The cache goes to a scratch folder (`PYTHONPYCACHEPREFIX`), never into the tree.
+    """
+    env = dict(os.environ)
+    if cached:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = _CACHE_DIR
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
+
+
+_CACHE_DIR = tempfile.mkdtemp(prefix="bench-gate-pycache-")
+atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
+
+
+def _wall(code: str, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([PY, "-c", code], check=True, capture_output=True, env=env)
+    return time.perf_counter() - start
+
+
+def bench_import(runs: int = 30) -> None:
+    imports = ("abcd.errors", "abcd.gate")
+    for cached in (True, False):
+        env = bytecode_env(cached=cached)
+        _wall("import abcd.gate, abcd.errors", env)  # fill the bytecode cache
+        times: dict[str, list[float]] = {m: [] for m in imports}
+        # Interleave so drift on a shared machine hits each alike.
+        for _ in range(runs):
+            for module in imports:
+                times[module].append(_wall(f"import {module}", env))
+        how = (
+            "with a bytecode cache"
+            if cached
+            else "compiling from source (PYTHONDONTWRITEBYTECODE=1)"
+        )
+        base = _median_ms(times["abcd.errors"])
+        print(f"import, {how}, median over {runs} runs:")
+        print(f"  python -c 'import abcd.errors': {base:.2f} ms")
+        gate = _median_ms(times["abcd.gate"])
+        print(f"  python -c 'import abcd.gate':   {gate:.2f} ms  ({gate - base:+.2f} ms)")
+
+    out = subprocess.run(
+        [PY, "-X", "importtime", "-c", "import abcd.errors; import abcd.gate"],
+        env=bytecode_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows: list[tuple[int, int, str]] = []
+    for line in out.stderr.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) != 3 or not fields[0].strip().isdigit():
+            continue  # the header line
+        name = fields[2].rstrip()
+        if name.strip().startswith("abcd.gate"):
+            rows.append((int(fields[1]), int(fields[0]), name))
+    print("-X importtime (bytecode cached), abcd.gate and its modules (cumulative us, self us):")
+    for cumulative, self_time, name in sorted(rows, reverse=True)[:12]:
+        print(f"  {cumulative:6d} {self_time:6d}  {name}")
+
+
+def main(argv: list[str]) -> int:
+    what = argv[1] if len(argv) > 1 else "all"
+    if what in ("judge", "all"):
+        bench_judge()
+    if what in ("import", "all"):
+        bench_import()
+    if what not in ("judge", "import", "all"):
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
