@@ -1,5 +1,5 @@
 """`python -m abcd` runs the same command as the `abcd` script."""
 
-from abcd.cli.main import main
+from abcd.entry import main
 
 main()

@@ -10,6 +10,7 @@ import sys
 
 import typer
 
+from abcd.cli.host_cmd import hook_app, statusline
 from abcd.cli.journal_cmd import app as journal_app
 from abcd.cli.memory_cmd import app as memory_app
 from abcd.cli.rules_cmd import register as register_rules
@@ -25,6 +26,8 @@ app = typer.Typer(
 app.add_typer(memory_app, name="memory")
 app.add_typer(journal_app, name="journal")
 register_rules(app)
+app.add_typer(hook_app, name="hook")
+app.command("statusline")(statusline)
 
 
 def main() -> None:

@@ -9,7 +9,6 @@ refuses a newer one by name.
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime
 
 import msgspec
 
@@ -66,11 +65,6 @@ _encoder = msgspec.json.Encoder()
 def line_hash(line: bytes) -> str:
     """The chain hash of a line (bytes without the trailing newline)."""
     return hashlib.sha256(line).hexdigest()
-
-
-def now_rfc3339() -> str:
-    """The clock's time, UTC, RFC 3339 with microseconds (sorts as text)."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def encode_line(seq: int, at: str, prev: str, event: Event) -> bytes:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from abcd.clock import now_rfc3339
 from abcd.constants import FILE_MODE, LINE_MAX_BYTES, SEGMENT_MAX_BYTES, VIEW_MAX_BYTES, ZERO_HASH
 from abcd.errors import JournalBroken, StorageError, TrustError
 from abcd.journal.envelope import (
@@ -27,7 +28,6 @@ from abcd.journal.envelope import (
     decode_typed,
     encode_line,
     line_hash,
-    now_rfc3339,
 )
 from abcd.journal.events import Event
 from abcd.journal.fold import Projection
@@ -130,9 +130,13 @@ def fold_from(
             except BadLine as err:
                 raise JournalBroken(seq + 1, str(err), segment_rel(number)) from None
             if record.seq != seq + 1:
-                raise JournalBroken(seq + 1, f"found seq {record.seq} where {seq + 1} belongs", segment_rel(number))
+                raise JournalBroken(
+                    seq + 1, f"found seq {record.seq} where {seq + 1} belongs", segment_rel(number)
+                )
             if record.prev != head:
-                raise JournalBroken(record.seq, f"its prev is not the hash of seq {seq}", segment_rel(number))
+                raise JournalBroken(
+                    record.seq, f"its prev is not the hash of seq {seq}", segment_rel(number)
+                )
             head = sha256(line).hexdigest()
             seq = record.seq
             apply(record.data, record.at)
@@ -305,7 +309,9 @@ def append(
 
 
 def rebuild(
-    home_path: str | os.PathLike[str] | None = None, *, on_bytes: Callable[[int], None] | None = None
+    home_path: str | os.PathLike[str] | None = None,
+    *,
+    on_bytes: Callable[[int], None] | None = None,
 ) -> tuple[View | None, View]:
     """Re-project `memory.json` from zero under the lock; return (the old view if readable, the new)."""
     home = Home.open(home_path, create=True)

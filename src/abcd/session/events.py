@@ -5,97 +5,188 @@ lines. Unlike the note journal these files are not hash-chained: they hold
 no one's words, only what recall did, and a stale sweep deletes them whole
 after a fixed age. Nothing in them is ever edited in place; the ledger and
 the fill are folds over them (`abcd.session.ledger`, `abcd.session.fill`).
+
+This module is on the prompt hook's path, so the events are small frozen
+classes with `__slots__` and the codec is the standard library's `json`
+(msgspec costs ~25 ms to import; the hook's whole budget is about that).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
-
-import msgspec
+import json
 
 from abcd.constants import JOURNAL_VERSION
 
-Form = Literal["full", "line"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Literal
+
+    Form = Literal["full", "line"]
 
 
-class SessionReset(msgspec.Struct, frozen=True, kw_only=True):
+class _Event:
+    """Base of session events: frozen, compared by type and fields, encoded as a dict."""
+
+    __slots__: tuple[str, ...] = ()
+    TYPE: ClassVar[str] = ""
+
+    def __init__(self, **fields: Any) -> None:
+        missing = [name for name in self.__slots__ if name not in fields]
+        extra = [name for name in fields if name not in self.__slots__]
+        if missing or extra:
+            raise TypeError(f"{type(self).__name__}: missing {missing}, unexpected {extra}")
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.fields() == other.fields()  # type: ignore[attr-defined,unused-ignore]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *self.fields().values()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.fields().items())
+        return f"{type(self).__name__}({inner})"
+
+
+class SessionReset(_Event):
     """The ledger starts over: a session start, a compaction, or the every-Nth-prompt backstop."""
 
-    TYPE: ClassVar[str] = "session.reset"
-
+    __slots__ = ("reason",)
+    TYPE = "session.reset"
     reason: str  # "session-start:<source>", "pre-compact", "backstop"
 
 
-class PromptSeen(msgspec.Struct, frozen=True, kw_only=True):
+class PromptSeen(_Event):
     """A prompt reached the hook (counted for the backstop)."""
 
-    TYPE: ClassVar[str] = "prompt.seen"
+    __slots__ = ()
+    TYPE = "prompt.seen"
 
 
-class ItemRecalled(msgspec.Struct, frozen=True, kw_only=True):
+class ItemRecalled(_Event):
     """A note or page was sent, keyed by item and a signature of its content and layer."""
 
-    TYPE: ClassVar[str] = "item.recalled"
-
+    __slots__ = ("form", "key", "signature")
+    TYPE = "item.recalled"
     key: str
     signature: str
     form: Form
 
 
-class DomainInjected(msgspec.Struct, frozen=True, kw_only=True):
+class DomainInjected(_Event):
     """A rule domain was sent, keyed by name and a signature of its merged content."""
 
-    TYPE: ClassVar[str] = "domain.injected"
-
+    __slots__ = ("form", "name", "signature")
+    TYPE = "domain.injected"
     name: str
     signature: str
     form: Form
 
 
-class FillUnknownSaid(msgspec.Struct, frozen=True, kw_only=True):
+class DomainForgotten(_Event):
+    """A domain that had been sent left the active set; if it comes back it is sent again."""
+
+    __slots__ = ("name",)
+    TYPE = "domain.forgotten"
+    name: str
+
+
+class FillUnknownSaid(_Event):
     """The hook told the person, once this session, that it could not tell how full the window is."""
 
-    TYPE: ClassVar[str] = "fill.unknown-said"
+    __slots__ = ()
+    TYPE = "fill.unknown-said"
 
 
-class FillRead(msgspec.Struct, frozen=True, kw_only=True):
+class FillRead(_Event):
     """The status line saw the context window this full (percent used)."""
 
-    TYPE: ClassVar[str] = "fill.read"
-
+    __slots__ = ("used_percentage",)
+    TYPE = "fill.read"
     used_percentage: float
 
 
+class RepoSeen(_Event):
+    """The session start saw this checkout and its root commit (so prompts need not ask git)."""
+
+    __slots__ = ("root", "top")
+    TYPE = "repo.seen"
+    top: str
+    root: str | None
+
+
 SessionEvent = (
-    SessionReset | PromptSeen | ItemRecalled | DomainInjected | FillUnknownSaid | FillRead
+    SessionReset | PromptSeen | ItemRecalled | DomainInjected | DomainForgotten | FillUnknownSaid | FillRead | RepoSeen
 )
 
-SESSION_EVENT_TYPES: dict[str, type[SessionEvent]] = {
+SESSION_EVENT_TYPES: dict[str, type[_Event]] = {
     cls.TYPE: cls
-    for cls in (SessionReset, PromptSeen, ItemRecalled, DomainInjected, FillUnknownSaid, FillRead)
+    for cls in (
+        SessionReset,
+        PromptSeen,
+        ItemRecalled,
+        DomainInjected,
+        DomainForgotten,
+        FillUnknownSaid,
+        FillRead,
+        RepoSeen,
+    )
+}
+
+_TYPES_OF_FIELDS: dict[str, tuple[type, ...]] = {
+    "reason": (str,),
+    "key": (str,),
+    "signature": (str,),
+    "form": (str,),
+    "name": (str,),
+    "used_percentage": (int, float),
+    "top": (str,),
+    "root": (str, type(None)),
 }
 
 
-class SessionLine(msgspec.Struct, frozen=True):
-    v: int
-    at: str
-    type: str
-    data: msgspec.Raw
+class SessionRecord:
+    """One decoded line: when it was written and the event it holds."""
 
+    __slots__ = ("at", "event")
 
-class SessionRecord(msgspec.Struct, frozen=True):
-    at: str
-    event: SessionEvent
+    def __init__(self, at: str, event: SessionEvent) -> None:
+        self.at = at
+        self.event = event
 
-
-_line_decoder = msgspec.json.Decoder(SessionLine)
-_decoders = {tag: msgspec.json.Decoder(cls) for tag, cls in SESSION_EVENT_TYPES.items()}
-_encoder = msgspec.json.Encoder()
+    def __repr__(self) -> str:
+        return f"SessionRecord({self.at!r}, {self.event!r})"
 
 
 def encode_session_line(at: str, event: SessionEvent) -> bytes:
-    data = msgspec.Raw(_encoder.encode(event))
-    return _encoder.encode(SessionLine(JOURNAL_VERSION, at, event.TYPE, data)) + b"\n"
+    line = {"v": JOURNAL_VERSION, "at": at, "type": event.TYPE, "data": event.fields()}
+    return json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _decode(line: bytes) -> SessionRecord | None:
+    try:
+        raw = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(raw, dict) or raw.get("v") != JOURNAL_VERSION:
+        return None
+    at, cls, data = raw.get("at"), SESSION_EVENT_TYPES.get(raw.get("type", "")), raw.get("data")
+    if not isinstance(at, str) or cls is None or not isinstance(data, dict):
+        return None
+    if set(data) != set(cls.__slots__):
+        return None
+    for name, value in data.items():
+        if not isinstance(value, _TYPES_OF_FIELDS[name]) or isinstance(value, bool):
+            return None
+    event: SessionEvent = cls(**data)  # type: ignore[assignment]
+    return SessionRecord(at, event)
 
 
 def decode_session_lines(data: bytes) -> list[SessionRecord]:
@@ -103,12 +194,7 @@ def decode_session_lines(data: bytes) -> list[SessionRecord]:
     out: list[SessionRecord] = []
     end = data.rfind(b"\n") + 1
     for line in data[:end].splitlines():
-        try:
-            env = _line_decoder.decode(line)
-            decoder = _decoders.get(env.type)
-            if decoder is None or env.v > JOURNAL_VERSION:
-                continue
-            out.append(SessionRecord(env.at, decoder.decode(env.data)))
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+        record = _decode(line)
+        if record is not None:
+            out.append(record)
     return out

@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Sequence
 
+from abcd.clock import now_rfc3339
 from abcd.errors import StorageError
-from abcd.journal.envelope import now_rfc3339
+from abcd.recall.constants import SESSION_STALE_SECONDS
 from abcd.session.events import (
     SessionEvent,
     SessionRecord,
@@ -23,12 +23,14 @@ from abcd.session.events import (
 )
 from abcd.trust import Home
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 SESSIONS_DIR = "sessions"
 FILL_DIR = "fill"
 # A session file holds a few lines per prompt; this bound is far past any real session.
 SESSION_FILE_MAX_BYTES = 8 * 1024 * 1024
-# Whole session and fill files untouched for this long are deleted by the sweep.
-STALE_AFTER_S = 7 * 24 * 3600
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -73,7 +75,7 @@ def append_events(
 
 def sweep_stale(home: Home, now: float | None = None) -> int:
     """Delete whole session and fill files older than the fixed age; return how many."""
-    cutoff = (now if now is not None else time.time()) - STALE_AFTER_S
+    cutoff = (now if now is not None else time.time()) - SESSION_STALE_SECONDS
     removed = 0
     for folder in (SESSIONS_DIR, FILL_DIR):
         with home.folder(folder) as dfd:

@@ -293,7 +293,7 @@ class Home:
                 os.rename(tmp, leaf, src_dir_fd=dfd, dst_dir_fd=dfd)
                 os.fsync(dfd)
             except OSError as err:
-                try:  # noqa: SIM105 (contextlib costs ms on the hook path)
+                try:
                     os.unlink(tmp, dir_fd=dfd)
                 except OSError:
                     pass

@@ -1,0 +1,67 @@
+"""`abcd hook ...` and `abcd statusline` as the CLI lists them.
+
+The console script sends these straight to `abcd.host` before typer is
+imported (`abcd.entry`); these commands exist so that `--help` documents them
+and so that `python -m abcd` and the typer app reach the same code.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+hook_app = typer.Typer(
+    help="The host's hooks: read the hook payload on stdin; never block a prompt (always exit 0).",
+    no_args_is_help=True,
+)
+
+
+def _run_hook(event: str, as_json: bool = False) -> None:
+    from abcd.host.hook import main
+
+    raise typer.Exit(
+        main([event, *(["--json"] if as_json else [])], sys.stdin.buffer, sys.stdout, sys.stderr)
+    )
+
+
+@hook_app.command("session-start")
+def session_start() -> None:
+    """SessionStart: reset the session's ledger, prepare the fill folder, sweep stale session files."""
+    _run_hook("session-start")
+
+
+@hook_app.command("prompt-router")
+def prompt_router(
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help='Print {"text", "injected", "recalled", "fill"} instead of the text.'
+        ),
+    ] = False,
+) -> None:
+    """UserPromptSubmit: print the rules, notes and pages this prompt brings back."""
+    _run_hook("prompt-router", as_json)
+
+
+@hook_app.command("pre-compact")
+def pre_compact() -> None:
+    """PreCompact: reset the session's ledger, so what was sent comes back after the compaction."""
+    _run_hook("pre-compact")
+
+
+def statusline(
+    pass_through: Annotated[
+        str | None,
+        typer.Option(
+            "--pass-through",
+            help="Run this status command instead, with the same stdin; write nothing.",
+        ),
+    ] = None,
+) -> None:
+    """Print one status row from the host's status JSON on stdin; record how full the session is."""
+    from abcd.host.statusline import main
+
+    argv = ["--pass-through", pass_through] if pass_through is not None else []
+    raise typer.Exit(main(argv, sys.stdin.buffer, sys.stdout, sys.stderr))

@@ -1,0 +1,257 @@
+"""The Claude Code hooks: `abcd hook session-start | prompt-router | pre-compact`.
+
+Each reads the host's JSON payload on stdin (fields as in `shared/host/`).
+`prompt-router` prints the context the prompt brings back on stdout (the
+host hands plain stdout to the model) and one stderr line naming what came
+back; `--json` prints the envelope `{"text", "injected", "recalled", "fill"}`
+instead. `session-start` and `pre-compact` reset the session's ledger.
+
+A hook never blocks a prompt: any failure is one stderr line and exit 0, and
+whatever could still be recalled is recalled. This module is the hot path:
+it must not import the CLI framework (no typer, click or rich).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from abcd.constants import SESSION_PATTERN
+from abcd.errors import AbcdError
+from abcd.recall.constants import BACKSTOP_EVERY_PROMPTS, PROMPT_SCAN_BYTES
+from abcd.repo import find_repo
+from abcd.session.events import (
+    DomainForgotten,
+    DomainInjected,
+    FillUnknownSaid,
+    ItemRecalled,
+    PromptSeen,
+    RepoSeen,
+    SessionReset,
+)
+from abcd.session.files import SESSIONS_DIR, append_events, read_events, sweep_stale
+from abcd.session.ledger import Ledger, fold
+from abcd.trust.guarded import Home
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+    from abcd.recall.engine import Outcome
+    from abcd.session.events import SessionEvent, SessionRecord
+
+# The payload carries the prompt; a prompt past the scan bound is cut, so the payload is bounded
+# with room for the host's other fields.
+PAYLOAD_MAX_BYTES = 16 * 1024 * 1024
+_SESSION_RE = re.compile(SESSION_PATTERN)
+TAG = "abcd memory"
+
+
+class Payload:
+    """The fields of a hook payload this tool reads; anything else is ignored."""
+
+    __slots__ = ("cwd", "prompt", "session_id", "source", "transcript_path")
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        def text(name: str) -> str | None:
+            value = raw.get(name)
+            return value if isinstance(value, str) else None
+
+        sid = text("session_id")
+        self.session_id = sid if sid and _SESSION_RE.fullmatch(sid) else None
+        self.cwd = text("cwd") or os.getcwd()
+        self.prompt = (text("prompt") or "")[: PROMPT_SCAN_BYTES * 4]
+        self.transcript_path = text("transcript_path")
+        self.source = text("source") or "unknown"
+
+
+def read_payload(stdin: Any) -> Payload:
+    data = stdin.read(PAYLOAD_MAX_BYTES + 1)
+    if len(data) > PAYLOAD_MAX_BYTES:
+        raise AbcdError("hook payload larger than its bound")
+    try:
+        raw = json.loads(data or b"{}")
+    except ValueError as err:
+        raise AbcdError(f"hook payload is not JSON ({err})") from None
+    if not isinstance(raw, dict):
+        raise AbcdError("hook payload is not a JSON object")
+    return Payload(raw)
+
+
+def _say(stderr: TextIO, text: str) -> None:
+    try:
+        print(f"{TAG}: {text}", file=stderr)
+    except OSError:
+        pass
+
+
+def _record(
+    home: Home | None, session_id: str | None, events: list[SessionEvent], stderr: TextIO
+) -> None:
+    if not events or session_id is None:
+        return
+    try:
+        home = home or Home.open(create=True)
+        if home is not None:
+            append_events(home, SESSIONS_DIR, session_id, events)
+    except (AbcdError, OSError) as err:
+        _say(stderr, f"session ledger not written: {err}")
+
+
+# --- session-start and pre-compact ---------------------------------------------
+
+
+def reset(event: str, payload: Payload, stderr: TextIO) -> None:
+    """Start the session's ledger over; at session start also prepare the fill folder and sweep."""
+    if payload.session_id is None:
+        return
+    home = Home.open(create=True)
+    assert home is not None
+    with home:
+        events: list[SessionEvent] = []
+        if event == "session-start":
+            events.append(SessionReset(reason=f"session-start:{payload.source}"))
+            repo = find_repo(payload.cwd)
+            if repo is not None:
+                events.append(RepoSeen(top=str(repo.top), root=repo.root_commit))
+            from abcd.session.fill import ensure_fill_folder
+
+            ensure_fill_folder(home)
+            sweep_stale(home)
+        else:
+            events.append(SessionReset(reason="pre-compact"))
+        _record(home, payload.session_id, events, stderr)
+
+
+# --- prompt-router ---------------------------------------------------------------
+
+
+def _ledger(home: Home | None, session_id: str | None) -> tuple[Ledger, list[SessionRecord]]:
+    if home is None or session_id is None:
+        return Ledger(), []
+    records = read_events(home, SESSIONS_DIR, session_id)
+    return fold(records), records
+
+
+def route(payload: Payload, stderr: TextIO) -> Outcome:
+    """Recall for one prompt and record what was sent; raises only what the caller reports."""
+    from abcd.recall.engine import recall
+    from abcd.session.brackets import bracket_for
+    from abcd.session.fill import current_fill
+
+    home = Home.open()
+    try:
+        ledger, records = _ledger(home, payload.session_id)
+    except AbcdError as err:
+        _say(stderr, f"session ledger unreadable, recalling as if fresh: {err}")
+        ledger, records = Ledger(), []
+    events: list[SessionEvent] = [PromptSeen()]
+    if ledger.prompts + 1 >= BACKSTOP_EVERY_PROMPTS:
+        events.append(SessionReset(reason="backstop"))
+        roots = ledger.roots
+        ledger = Ledger()
+        ledger.roots.update(roots)
+    fill = current_fill(home, payload.session_id, payload.transcript_path, session_records=records)
+    if fill.problem:
+        _say(stderr, fill.problem)
+    outcome = recall(
+        payload.prompt,
+        home=home,
+        repo=find_repo(payload.cwd),
+        bracket=bracket_for(fill),
+        ledger=ledger,
+    )
+    rules = outcome.rules
+    active = {d.name for d in rules.domains if d.state == "active"} if rules is not None else set()
+    active |= {c.match.domain.name for c in outcome.domains}
+    events += [DomainForgotten(name=name) for name in ledger.domains if name not in active]
+    events += [
+        DomainInjected(
+            name=c.match.domain.name,
+            signature=c.match.domain.signature(),
+            form="short" if c.form == "short" else "full",
+        )
+        for c in outcome.injected
+    ]
+    events += [
+        ItemRecalled(
+            key=c.item.key,
+            signature=c.item.signature(),
+            form="line" if c.form == "line" else "full",
+        )
+        for c in outcome.recalled
+    ]
+    if fill.source == "unknown" and not ledger.unknown_said and payload.session_id is not None:
+        _say(
+            stderr,
+            "fill unknown (no status line reading, no transcript): notes and pages come back as one line each",
+        )
+        events.append(FillUnknownSaid())
+    _record(home, payload.session_id, events, stderr)
+    if home is not None:
+        home.close()
+    return outcome
+
+
+def summary_line(outcome: Outcome) -> str | None:
+    """`recalled 2 note(s) [mem-... (project), mem-... (machine)]`, and pages and rules likewise."""
+    parts = []
+    notes = [c for c in outcome.recalled if c.item.kind == "note"]
+    pages = [c for c in outcome.recalled if c.item.kind == "page"]
+    if notes:
+        parts.append(
+            f"recalled {len(notes)} note(s) [{', '.join(f'{c.item.key} ({c.item.layer})' for c in notes)}]"
+        )
+    if pages:
+        parts.append(
+            f"recalled {len(pages)} page(s) [{', '.join(f'{c.item.key} ({c.item.layer})' for c in pages)}]"
+        )
+    if outcome.injected:
+        parts.append(f"rules [{', '.join(c.match.domain.name for c in outcome.injected)}]")
+    too_large = [c.item.key for c in outcome.candidates if c.form == "too large"]
+    if too_large:
+        parts.append(f"set aside as too large [{', '.join(too_large)}]")
+    return "; ".join(parts) if parts else None
+
+
+def envelope(outcome: Outcome) -> dict[str, Any]:
+    fill = outcome.bracket.fill
+    return {
+        "text": outcome.text,
+        "injected": [c.match.domain.name for c in outcome.injected],
+        "recalled": [
+            {"key": c.item.key, "layer": c.item.layer, "form": c.form} for c in outcome.recalled
+        ],
+        "fill": {"used_percentage": fill.used_percentage, "source": fill.source},
+        "bracket": outcome.bracket.name,
+    }
+
+
+def main(argv: list[str], stdin: Any, stdout: TextIO, stderr: TextIO) -> int:
+    """`abcd hook EVENT [--json]`; always exit 0 so the prompt is never blocked."""
+    event = argv[0] if argv else ""
+    as_json = "--json" in argv[1:]
+    if event not in ("prompt-router", "session-start", "pre-compact"):
+        _say(
+            stderr, f"unknown hook {event!r} (expected prompt-router, session-start or pre-compact)"
+        )
+        return 0
+    try:
+        payload = read_payload(stdin)
+        if event != "prompt-router":
+            reset(event, payload, stderr)
+            return 0
+        outcome = route(payload, stderr)
+        for problem in outcome.problems:
+            _say(stderr, problem.message)
+        line = summary_line(outcome)
+        if line:
+            _say(stderr, line)
+        if as_json:
+            stdout.write(json.dumps(envelope(outcome), ensure_ascii=False) + "\n")
+        elif outcome.text:
+            stdout.write(outcome.text + "\n")
+    except Exception as err:  # the hook never blocks a prompt: one line, exit 0
+        _say(stderr, f"hook {event} failed: {type(err).__name__}: {err}")
+    return 0

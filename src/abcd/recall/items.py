@@ -1,0 +1,334 @@
+"""What recall can bring back: notes from both layers and pages from both scopes, as `Item`s.
+
+- Project notes: `<repo>/.abcd/memory.json` (seed schema, no `root`).
+- Machine notes: the journal's view (`abcd.recall.machine`).
+- Workspace pages: `<repo>/.abcd/memory/<type>_<domain>_<slug>.md`.
+- Machine pages: `<home>/memory/<type>_<domain>_<slug>.md`, read through the trust layer.
+
+A page opens with YAML frontmatter holding `recall:` (a list) and, usually,
+`summary:`; its title is the summary, else its first `#` heading, else its
+file name; its body is the rest. Only these four places are ever opened
+(SPEC P5). A layer or page that cannot be read is returned as a problem (a
+value), never raised, so the other layers still come back.
+
+On the hook's path: imports `json`, `os`, `stat`, `hashlib` and the lean
+trust layer only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+
+from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
+from abcd.errors import AbcdError, CorruptFile, TrustError
+from abcd.repo import PROJECT_MEMORY_REL, PROJECT_PAGES_REL
+from abcd.trust.guarded import Home, open_at, read_repo_file, shown
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# A page is a document a person keeps; bounded so that one stray file cannot fill the budget of a read.
+PAGE_MAX_BYTES = 256 * 1024
+MACHINE_PAGES_REL = "memory"
+NARROW, WIDE = 0, 1  # scope ranks: the repository's items are narrower than the machine's
+
+LABELS = {
+    ("note", "project"): "(project file, committed in this repository)",
+    ("note", "machine"): "(personal note, agent-written)",
+    ("page", "workspace"): "(workspace page, in this repository)",
+    ("page", "machine"): "(machine page, on this machine)",
+}
+
+
+class Item:
+    """One note or page. `key` is the note id or `page:<file name>`."""
+
+    __slots__ = (
+        "body",
+        "key",
+        "kind",
+        "layer",
+        "name",
+        "recall",
+        "recency",
+        "root",
+        "scope_rank",
+        "title",
+    )
+
+    def __init__(
+        self,
+        *,
+        kind: str,
+        layer: str,
+        name: str,
+        title: str,
+        body: str,
+        recall: tuple[str, ...],
+        root: str | None = None,
+        recency: str = "",
+    ) -> None:
+        self.kind = kind
+        self.layer = layer
+        self.name = name
+        self.key = name if kind == "note" else f"page:{name}"
+        self.title = title
+        self.body = body
+        self.recall = recall
+        self.root = root
+        self.recency = recency
+        self.scope_rank = WIDE if layer == "machine" else NARROW
+
+    @property
+    def label(self) -> str:
+        return LABELS[(self.kind, self.layer)]
+
+    @property
+    def short_layer(self) -> str:
+        return self.layer
+
+    def signature(self) -> str:
+        """A digest of the content and layer (not of the rendered form): the ledger's key."""
+        text = "\x1f".join((self.kind, self.layer, self.title, self.body, "\x1e".join(self.recall)))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+    def __repr__(self) -> str:
+        return f"Item({self.key!r}, {self.layer!r})"
+
+
+class Problem:
+    """A layer or page that could not be read, and why (shown on stderr and in the diagnostic)."""
+
+    __slots__ = ("kind", "message")
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind = kind  # "note" or "page"
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"Problem({self.kind!r}, {self.message!r})"
+
+
+# --- project notes -------------------------------------------------------------
+
+
+def _str_list(value: object) -> tuple[str, ...] | None:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
+
+
+def read_project_notes(top: str) -> list[Item]:
+    """The notes in `<top>/.abcd/memory.json`; `CorruptFile`/`TrustError` when it cannot be used."""
+    path = os.path.join(top, PROJECT_MEMORY_REL)
+    data = read_repo_file(path, VIEW_MAX_BYTES)
+    if data is None:
+        return []
+    name = shown(path)
+    try:
+        doc: Any = json.loads(data)
+    except ValueError as err:
+        raise CorruptFile(name, f"not JSON ({err})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("notes", []), list):
+        raise CorruptFile(name, "not a memory file (expected an object with a `notes` list)")
+    version = doc.get("schema_version")
+    if not isinstance(version, int) or version > VIEW_SCHEMA_VERSION:
+        raise CorruptFile(name, f"schema_version {version!r} is not one this abcd reads")
+    items = []
+    for index, note in enumerate(doc.get("notes", [])):
+        where = f"notes[{index}]"
+        if not isinstance(note, dict):
+            raise CorruptFile(name, f"{where} is not an object")
+        fields = [note.get(k) for k in ("id", "title", "body")]
+        recall = _str_list(note.get("recall"))
+        if not all(isinstance(f, str) for f in fields) or recall is None:
+            raise CorruptFile(name, f"{where} needs string id, title, body and a recall list")
+        written_at = note.get("written_at")
+        items.append(
+            Item(
+                kind="note",
+                layer="project",
+                name=str(fields[0]),
+                title=str(fields[1]),
+                body=str(fields[2]),
+                recall=recall,
+                recency=written_at if isinstance(written_at, str) else "",
+            )
+        )
+    return items
+
+
+# --- pages ----------------------------------------------------------------------
+
+
+def is_page_name(name: str) -> bool:
+    """`<type>_<domain>_<slug>.md`: three non-empty parts joined by `_`, at the scope's top."""
+    if not name.endswith(".md") or name.startswith("."):
+        return False
+    parts = name[:-3].split("_", 2)
+    return len(parts) == 3 and all(parts)
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """The frontmatter's `recall` (list) and `summary` (text), and the text after it.
+
+    A small reader of the YAML this needs: `key: value`, inline lists
+    `[a, b]`, and block lists of `- item` lines. Anything else is ignored.
+    """
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return {}, text
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}, text
+    header = text[text.index("\n") + 1 : end]
+    rest = text[end + 4 :]
+    rest = rest[rest.find("\n") + 1 :] if "\n" in rest else ""
+    meta: dict[str, Any] = {}
+    current: str | None = None
+    for raw in header.splitlines():
+        line = raw.rstrip()
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        stripped = line.strip()
+        if (
+            stripped.startswith("- ")
+            and current is not None
+            and isinstance(meta.get(current), list)
+        ):
+            meta[current].append(_unquote(stripped[2:]))
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or line[0].isspace():
+            continue
+        current = key.strip()
+        value = value.strip()
+        if value.startswith("[") and value.endswith("]"):
+            meta[current] = [_unquote(v) for v in value[1:-1].split(",") if v.strip()]
+        elif value == "":
+            meta[current] = []
+        else:
+            meta[current] = _unquote(value)
+    return meta, rest
+
+
+def page_item(name: str, text: str, layer: str, recency: str) -> Item | None:
+    """A page as an item; `None` when it has no `recall:` list (never a candidate)."""
+    meta, rest = parse_frontmatter(text)
+    recall = meta.get("recall")
+    if isinstance(recall, str):
+        recall = [recall]
+    if not isinstance(recall, list) or not [w for w in recall if w.strip()]:
+        return None
+    summary = meta.get("summary")
+    title, body = "", rest.strip()
+    if isinstance(summary, str) and summary.strip():
+        title = summary.strip()
+    else:
+        lines = rest.splitlines()
+        for index, line in enumerate(lines):
+            if line.startswith("# "):
+                title = line[2:].strip()
+                body = "\n".join(lines[:index] + lines[index + 1 :]).strip()
+                break
+    return Item(
+        kind="page",
+        layer=layer,
+        name=name,
+        title=title or name,
+        body=body,
+        recall=tuple(w.strip() for w in recall if w.strip()),
+        recency=recency,
+    )
+
+
+def _iso(mtime_ns: int) -> str:
+    import time
+
+    seconds, rest = divmod(mtime_ns, 1_000_000_000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{rest // 1000:06d}Z"
+
+
+def _read_page(dfd: int, name: str, shown_name: str, check_owner: bool) -> tuple[str, str]:
+    try:
+        fd = open_at(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+    except OSError as err:
+        raise TrustError(
+            shown_name, "is a symlink or cannot be opened" if err.errno else str(err)
+        ) from err
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise TrustError(shown_name, "is not a regular file")
+        if check_owner and (st.st_uid != os.geteuid() or st.st_mode & 0o022):
+            raise TrustError(shown_name, "owned by another account or writable by others")
+        if st.st_size > PAGE_MAX_BYTES:
+            raise TrustError(shown_name, f"larger than its bound of {PAGE_MAX_BYTES} bytes")
+        data = os.read(fd, PAGE_MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8"), _iso(st.st_mtime_ns)
+    except UnicodeDecodeError:
+        raise CorruptFile(shown_name, "not UTF-8 text") from None
+
+
+def _scan_pages(
+    dfd: int, folder_shown: str, layer: str, check_owner: bool
+) -> tuple[list[Item], list[Problem]]:
+    items: list[Item] = []
+    problems: list[Problem] = []
+    for name in sorted(os.listdir(dfd)):
+        if not is_page_name(name):
+            continue
+        shown_name = f"{folder_shown}/{name}"
+        try:
+            text, recency = _read_page(dfd, name, shown_name, check_owner)
+        except AbcdError as err:
+            problems.append(Problem("page", str(err)))
+            continue
+        item = page_item(name, text, layer, recency)
+        if item is not None:
+            items.append(item)
+    return items, problems
+
+
+def read_workspace_pages(top: str) -> tuple[list[Item], list[Problem]]:
+    """Pages at the top of `<top>/.abcd/memory/` (the folder itself is never followed if a link)."""
+    path = os.path.join(top, PROJECT_PAGES_REL)
+    try:
+        dfd = open_at(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return [], []
+    except OSError:
+        return [], [Problem("page", f"{shown(path)}: is a symlink or not a folder")]
+    try:
+        return _scan_pages(dfd, shown(path), "workspace", check_owner=False)
+    finally:
+        os.close(dfd)
+
+
+def read_machine_pages(home: Home | None) -> tuple[list[Item], list[Problem]]:
+    """Pages at the top of `<home>/memory/`, each one a regular file this account owns."""
+    if home is None:
+        return [], []
+    try:
+        dfd = home.open_dir(MACHINE_PAGES_REL)
+    except AbcdError as err:
+        return [], [Problem("page", str(err))]
+    if dfd is None:
+        return [], []
+    try:
+        return _scan_pages(dfd, home.shown(MACHINE_PAGES_REL), "machine", check_owner=True)
+    finally:
+        os.close(dfd)
