@@ -13,6 +13,7 @@ from abcd.journal.segments import Segments
 from abcd.journal.store import rebuild as rebuild_view
 from abcd.journal.verify import verify as verify_chain
 from abcd.journal.view import View
+from abcd.notes.service import PROJECTIONS
 from abcd.progress import Progress
 from abcd.trust import Home
 
@@ -117,7 +118,7 @@ def rebuild() -> None:
     """Re-project memory.json from the journal, from zero; say what changed."""
     with _home() as home:
         bar = _progress(home, "rebuild")
-        old, new = rebuild_view(home.path, on_bytes=bar.advance)
+        old, new = rebuild_view(home.path, on_bytes=bar.advance, projections=PROJECTIONS)
         bar.close()
     if old is None:
         print(f"view written: {len(new.notes)} note(s) at seq {new.journal.seq}")

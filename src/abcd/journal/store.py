@@ -266,13 +266,21 @@ def append_lines(segs: Segments, number: int, data: bytes, offset: int) -> None:
         os.fsync(segs.dfd)
 
 
+Projection_ = Callable[[Home, View], None]
+
+
 def append(
-    plan: Callable[[View], Sequence[Event]], home_path: str | os.PathLike[str] | None = None
+    plan: Callable[[View], Sequence[Event]],
+    home_path: str | os.PathLike[str] | None = None,
+    *,
+    projections: Sequence[Projection_] = (),
 ) -> tuple[View, list[Record]]:
     """Append the events `plan` returns for the current view; return the new view and records.
 
     `plan` runs under the lock, so what it checks (an id is new, a note
     exists) still holds when its events land. If it raises, nothing is written.
+    `projections` are further caches derived from the view (the recall index),
+    written after it under the same lock.
     """
     home = Home.open(home_path, create=True)
     assert home is not None
@@ -283,6 +291,8 @@ def append(
         if not events:
             if loaded.stale:
                 home.write_atomic(VIEW_FILE, encode_view(loaded.view))
+                for project in projections:
+                    project(home, loaded.view)
             return loaded.view, []
         cp = loaded.view.journal
         at = max(now_rfc3339(), loaded.last_at)  # the clock, never behind the last event
@@ -305,6 +315,8 @@ def append(
             projection.apply(record)
         view = projection.view(Checkpoint(number, offset + len(data), seq, head))
         home.write_atomic(VIEW_FILE, encode_view(view))
+        for project in projections:
+            project(home, view)
         return view, records
 
 
@@ -312,6 +324,7 @@ def rebuild(
     home_path: str | os.PathLike[str] | None = None,
     *,
     on_bytes: Callable[[int], None] | None = None,
+    projections: Sequence[Projection_] = (),
 ) -> tuple[View | None, View]:
     """Re-project `memory.json` from zero under the lock; return (the old view if readable, the new)."""
     home = Home.open(home_path, create=True)
@@ -325,4 +338,6 @@ def rebuild(
             old = None  # an untrusted view is replaced, never believed
         view, _, _ = fold_from(segs, EMPTY_VIEW, on_bytes=on_bytes)
         home.write_atomic(VIEW_FILE, encode_view(view))
+        for project in projections:
+            project(home, view)
         return old, view

@@ -21,7 +21,11 @@ from abcd.journal.view import Note, View
 from abcd.notes.ids import mint_id
 from abcd.notes.limits import Draft, check_note_id
 from abcd.notes.project import ProjectNote, read_project_notes
+from abcd.recall.index import project_index
 from abcd.repo import Repo, find_repo
+
+# Caches derived from the view, written with it under the journal lock.
+PROJECTIONS = (project_index,)
 
 
 def session_from(flag: str | None) -> tuple[str | None, str]:
@@ -104,7 +108,7 @@ def add_notes(
             )
         return events
 
-    _, records = store.append(plan)
+    _, records = store.append(plan, projections=PROJECTIONS)
     return [r.event.id for r in records]
 
 
@@ -131,7 +135,7 @@ def remove_note(
             raise Refused("already removed", message=f"refused: {note_id} was already removed")
         raise Refused("unknown id", message=f"refused: no note {note_id}")
 
-    store.append(plan)
+    store.append(plan, projections=PROJECTIONS)
     return removed[0]
 
 

@@ -1,0 +1,133 @@
+"""The context brackets: how much of what matched the hook sends, by how much of the window is free.
+
+One table, one place (SPEC section 9):
+
+| bracket  | free      | rules                               | notes and pages                                   |
+|----------|-----------|-------------------------------------|---------------------------------------------------|
+| fresh    | >= 70%    | every matched domain in full        | every candidate in full, ranked, within budget    |
+| moderate | 40-70%    | heading, first rule, count + hint   | top-ranked in full within 8 KiB, rest one line    |
+| depleted | < 40%     | as moderate                         | one line each within 2 KiB, at least the top one  |
+| unknown  | no source | as fresh                            | as depleted                                       |
+
+The invariant: `bracket_for` is pure and total (every `Fill` has exactly one
+bracket); free is `100 - used`, and a boundary belongs to the roomier
+bracket (70% free is fresh, 40% free is moderate). The thresholds and
+budgets are read from `abcd.recall.constants`, where every recall figure is
+named once. On the prompt hook's path: no msgspec, no `typing` at run time.
+"""
+
+from __future__ import annotations
+
+from abcd.recall.constants import (
+    DEPLETED_LINES_BYTES,
+    FRESH_MIN_FREE_PERCENT,
+    MODERATE_FULL_BYTES,
+    MODERATE_MIN_FREE_PERCENT,
+)
+from abcd.session.fill import Fill, Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal
+
+    BracketName = Literal["fresh", "moderate", "depleted", "unknown"]
+    RulesForm = Literal["full", "short"]
+
+
+class MemoryPolicy(Frozen):
+    """How notes and pages are sent, in rank order, inside the shared injection budget.
+
+    For each byte budget, `None` means bounded only by what is left of the
+    shared budget, and `0` means no item takes that form. Items go in full
+    while `full_budget_bytes` lasts, then one line each while
+    `line_budget_bytes` lasts; with `at_least_one` the top candidate is sent
+    (one line) even when it alone passes the line budget.
+    """
+
+    __slots__ = ("at_least_one", "full_budget_bytes", "line_budget_bytes")
+    full_budget_bytes: int | None
+    line_budget_bytes: int | None
+    at_least_one: bool
+
+    def __init__(
+        self, *, full_budget_bytes: int | None, line_budget_bytes: int | None, at_least_one: bool
+    ) -> None:
+        object.__setattr__(self, "full_budget_bytes", full_budget_bytes)
+        object.__setattr__(self, "line_budget_bytes", line_budget_bytes)
+        object.__setattr__(self, "at_least_one", at_least_one)
+
+
+class Bracket(Frozen):
+    """The bracket a fill falls in, what it sends, and why (the diagnostic prints `reason`)."""
+
+    __slots__ = ("fill", "memory", "name", "reason", "rules_form")
+    name: BracketName
+    rules_form: RulesForm
+    memory: MemoryPolicy
+    reason: str
+    fill: Fill
+
+    def __init__(
+        self,
+        *,
+        name: BracketName,
+        rules_form: RulesForm,
+        memory: MemoryPolicy,
+        reason: str,
+        fill: Fill,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "rules_form", rules_form)
+        object.__setattr__(self, "memory", memory)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "fill", fill)
+
+
+_EVERY_IN_FULL: Final = MemoryPolicy(
+    full_budget_bytes=None, line_budget_bytes=0, at_least_one=False
+)
+_TOP_IN_FULL: Final = MemoryPolicy(
+    full_budget_bytes=MODERATE_FULL_BYTES, line_budget_bytes=None, at_least_one=False
+)
+_LINES_ONLY: Final = MemoryPolicy(
+    full_budget_bytes=0, line_budget_bytes=DEPLETED_LINES_BYTES, at_least_one=True
+)
+
+# The table: rules form and memory policy per bracket.
+BRACKETS: Final[dict[BracketName, tuple[RulesForm, MemoryPolicy]]] = {
+    "fresh": ("full", _EVERY_IN_FULL),
+    "moderate": ("short", _TOP_IN_FULL),
+    "depleted": ("short", _LINES_ONLY),
+    # Unknown fill: rules cost little and are the project's standing orders,
+    # so they go in full; notes and pages are where the bytes are, so they
+    # take the smallest form until a figure is known.
+    "unknown": ("full", _LINES_ONLY),
+}
+
+_SOURCE_WORDS: Final = {"statusline": "status line", "transcript": "transcript"}
+
+
+def _name_for(free: float) -> BracketName:
+    if free >= FRESH_MIN_FREE_PERCENT:
+        return "fresh"
+    if free >= MODERATE_MIN_FREE_PERCENT:
+        return "moderate"
+    return "depleted"
+
+
+def _percent(value: float) -> str:
+    return f"{round(value, 1):g}%"
+
+
+def bracket_for(fill: Fill) -> Bracket:
+    """The bracket for `fill`, e.g. `fresh: 23% used (status line)`."""
+    used = fill.used_percentage
+    if used is None or fill.source == "unknown" or used != used:  # NaN is no figure
+        name: BracketName = "unknown"
+        reason = "unknown: no status line reading and no usable transcript"
+    else:
+        used = min(100.0, max(0.0, used))
+        name = _name_for(100.0 - used)
+        reason = f"{name}: {_percent(used)} used ({_SOURCE_WORDS[fill.source]})"
+    rules_form, memory = BRACKETS[name]
+    return Bracket(name=name, rules_form=rules_form, memory=memory, reason=reason, fill=fill)
