@@ -6,9 +6,9 @@
 Builds a throwaway home and repository holding N personal notes (written as
 one `memory import`-style batch through the real store), 200 project notes,
 100 workspace pages and 20 rule domains, then times `abcd hook prompt-router`
-(the installed console script, a new session each run so recall is never
-empty) against `python -I -c pass`, alternating, and prints the medians and
-their ratio. Bytecode is compiled first and PYTHONDONTWRITEBYTECODE is unset
+(the installed console script, in a new session each run, started by the
+session-start hook outside the timing, so recall is never empty) against
+`python -I -c pass`, alternating, and prints the medians and their ratio. Bytecode is compiled first and PYTHONDONTWRITEBYTECODE is unset
 for the runs, as on a person's machine. Targets: <= 2.5x with 10,000 notes,
 <= 4x with 100,000.
 """
@@ -28,50 +28,180 @@ from pathlib import Path
 
 PY = sys.executable
 ABCD = str(Path(PY).parent / "abcd")
-WORDS = (
-    "test build deploy race flag cache auth login token retry timeout suite lint format docs release "
-    "branch merge commit review schema migrate database index query shell quoting path config env "
-    "python node rust go docker compose kubernetes helm service client server request response error"
-).split()
+COMMON = [
+    "the",
+    "a",
+    "to",
+    "and",
+    "of",
+    "in",
+    "for",
+    "with",
+    "run",
+    "use",
+    "when",
+    "before",
+    "after",
+    "not",
+    "it",
+    "is",
+    "on",
+    "this",
+    "that",
+    "from",
+    "by",
+    "be",
+    "are",
+]
+TOPICS = [
+    "test",
+    "build",
+    "deploy",
+    "race",
+    "flag",
+    "cache",
+    "auth",
+    "login",
+    "token",
+    "retry",
+    "timeout",
+    "suite",
+    "lint",
+    "format",
+    "docs",
+    "release",
+    "branch",
+    "merge",
+    "commit",
+    "review",
+    "schema",
+    "migrate",
+    "database",
+    "index",
+    "query",
+    "shell",
+    "quoting",
+    "path",
+    "config",
+    "env",
+    "python",
+    "node",
+    "rust",
+    "go",
+    "docker",
+    "compose",
+    "kubernetes",
+    "helm",
+    "service",
+    "client",
+    "server",
+    "request",
+    "response",
+    "error",
+]
+
+
+def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
+    letters = "bcdfghjklmnprstvz"
+    vowels = "aeiou"
+    words = set()
+    while len(words) < size:
+        words.add(
+            "".join(rng.choice(letters) + rng.choice(vowels) for _ in range(rng.randint(2, 4)))
+        )
+    return sorted(words)
+
+
+RNG = random.Random(7)
+VOCABULARY = _vocabulary(RNG)
+# Zipf-like: a few words are everywhere, most are rare, as in real notes.
+WEIGHTS = [1 / (rank + 1) for rank in range(len(VOCABULARY))]
+WORDS = TOPICS
+
+
+def recall_words(rng: random.Random, n: int = 3) -> list[str]:
+    return list(dict.fromkeys([*rng.choices(VOCABULARY, WEIGHTS, k=n), rng.choice(TOPICS)]))
 
 
 def sentence(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(n))
+    pool = (
+        rng.choices(VOCABULARY, WEIGHTS, k=n // 3)
+        + rng.choices(COMMON, k=n // 3)
+        + rng.choices(TOPICS, k=n - 2 * (n // 3))
+    )
+    rng.shuffle(pool)
+    return " ".join(pool)
 
 
 def build(root: Path, notes: int) -> tuple[Path, Path]:
     rng = random.Random(7)
     home, repo = root / "home", root / "project"
     repo.mkdir()
-    env = dict(os.environ, GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@example.com",
-               GIT_COMMITTER_NAME="b", GIT_COMMITTER_EMAIL="b@example.com")
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="b",
+        GIT_AUTHOR_EMAIL="b@example.com",
+        GIT_COMMITTER_NAME="b",
+        GIT_COMMITTER_EMAIL="b@example.com",
+    )
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
-    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=repo, check=True, env=env)
-    root_commit = subprocess.run(["git", "rev-list", "--max-parents=0", "HEAD"], cwd=repo, check=True,
-                                 capture_output=True, text=True).stdout.strip()
+    subprocess.run(
+        ["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=repo, check=True, env=env
+    )
+    root_commit = subprocess.run(
+        ["git", "rev-list", "--max-parents=0", "HEAD"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     os.environ["ABCD_HOME"] = str(home)
     from abcd.journal import store
     from abcd.journal.events import NoteAdded
 
     batch = [
-        NoteAdded(id=f"mem-{n:016d}", title=sentence(rng, 6), body=sentence(rng, 40),
-                  recall=tuple(rng.sample(WORDS, 3)), root=rng.choice([None, root_commit, "f" * 40]),
-                  origin="agent", written_by="Claude:claude-opus-4-8", session="bench")
+        NoteAdded(
+            id=f"mem-{n:016d}",
+            title=sentence(rng, 6),
+            body=sentence(rng, 40),
+            recall=tuple(recall_words(rng)),
+            root=rng.choice([None, root_commit, "f" * 40]),
+            origin="agent",
+            written_by="Claude:claude-opus-4-8",
+            session="bench",
+        )
         for n in range(notes)
     ]
+    from abcd.recall.index import project_index
+
     for start in range(0, notes, 5000):
-        store.append(lambda _v, chunk=batch[start:start + 5000]: chunk)
+        store.append(
+            lambda _v, chunk=batch[start : start + 5000]: chunk, projections=(project_index,)
+        )
     abcd = repo / ".abcd"
     (abcd / "memory").mkdir(parents=True)
-    project = [{"id": f"mem-{n:016d}", "title": sentence(rng, 6), "body": sentence(rng, 40),
-                "recall": rng.sample(WORDS, 3)} for n in range(10**9, 10**9 + 200)]
+    project = [
+        {
+            "id": f"mem-{n:016d}",
+            "title": sentence(rng, 6),
+            "body": sentence(rng, 40),
+            "recall": recall_words(rng),
+        }
+        for n in range(10**9, 10**9 + 200)
+    ]
     (abcd / "memory.json").write_text(json.dumps({"schema_version": 1, "notes": project}))
     for n in range(100):
-        recall = ", ".join(rng.sample(WORDS, 3))
+        recall = ", ".join(recall_words(rng))
         (abcd / "memory" / f"ref_topic_page{n}.md").write_text(
-            f"---\nrecall: [{recall}]\nsummary: {sentence(rng, 6)}\n---\n# Page {n}\n{sentence(rng, 300)}\n")
-    domains = {f"DOMAIN_{n}": {"recall": rng.sample(WORDS, 2), "rules": [sentence(rng, 12) for _ in range(4)]}
-               for n in range(20)}
+            f"---\nrecall: [{recall}]\nsummary: {sentence(rng, 6)}\n---\n# Page {n}\n{sentence(rng, 300)}\n"
+        )
+    domains = {
+        f"DOMAIN_{n}": {
+            "recall": rng.sample(WORDS, 2),
+            "rules": [sentence(rng, 12) for _ in range(4)],
+        }
+        for n in range(20)
+    }
     (abcd / "rules.json").write_text(json.dumps({"schema_version": 1, "domains": domains}))
     return home, repo
 
@@ -89,26 +219,47 @@ def main() -> int:
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp())
     home, repo = build(root, args.notes)
-    subprocess.run([PY, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "src")], check=True)
+    subprocess.run(
+        [PY, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "src")],
+        check=True,
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["ABCD_HOME"] = str(home)
-    prompt = "the deploy is flaky after the cache change: retry the release and check the auth token timeout"
-    sample = subprocess.run([ABCD, "hook", "prompt-router", "--json"], text=True, capture_output=True, env=env,
-                            cwd=repo, input=json.dumps({"session_id": "probe", "cwd": str(repo), "prompt": prompt}))
+    prompt_rng = random.Random(11)
+    prompt = (
+        f"the deploy is flaky after the {' '.join(prompt_rng.choices(VOCABULARY, WEIGHTS, k=3))} change: "
+        f"retry the release and check the {prompt_rng.choice(VOCABULARY)} timeout"
+    )
+    sample = subprocess.run(
+        [ABCD, "hook", "prompt-router", "--json"],
+        text=True,
+        capture_output=True,
+        env=env,
+        cwd=repo,
+        input=json.dumps({"session_id": "probe", "cwd": str(repo), "prompt": prompt}),
+    )
     envelope = json.loads(sample.stdout)
     base, ours = [], []
     for run in range(args.runs + 3):
         payload = json.dumps({"session_id": f"bench-{run}", "cwd": str(repo), "prompt": prompt})
+        start = json.dumps({"session_id": f"bench-{run}", "cwd": str(repo), "source": "startup"})
+        subprocess.run(
+            [ABCD, "hook", "session-start"], input=start, text=True, env=env, cwd=repo, check=True
+        )
         b = timed([PY, "-I", "-c", "pass"], "", env, repo)
         o = timed([ABCD, "hook", "prompt-router"], payload, env, repo)
         if run >= 3:  # the first runs warm the page cache
             base.append(b)
             ours.append(o)
     mb, mo = statistics.median(base), statistics.median(ours)
-    print(f"hook: {args.notes:,} personal notes, 200 project notes, 100 pages, 20 domains; "
-          f"recalled {len(envelope['recalled'])} item(s), injected {len(envelope['injected'])} domain(s)")
-    print(f"hook: python -I -c pass median {mb * 1000:.1f} ms; abcd hook prompt-router median {mo * 1000:.1f} ms; "
-          f"ratio {mo / mb:.2f}x ({args.runs} runs each)")
+    print(
+        f"hook: {args.notes:,} personal notes, 200 project notes, 100 pages, 20 domains; "
+        f"recalled {len(envelope['recalled'])} item(s), injected {len(envelope['injected'])} domain(s)"
+    )
+    print(
+        f"hook: python -I -c pass median {mb * 1000:.1f} ms; abcd hook prompt-router median {mo * 1000:.1f} ms; "
+        f"ratio {mo / mb:.2f}x ({args.runs} runs each)"
+    )
     return 0
 
 

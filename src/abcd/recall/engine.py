@@ -23,9 +23,10 @@ Pure apart from reading the declared places; it writes nothing.
 
 from __future__ import annotations
 
-from abcd.errors import AbcdError
+from abcd.errors import AbcdError, TrustError
 from abcd.recall.bm25f import Corpus, Doc
 from abcd.recall.constants import INJECTION_BUDGET_BYTES
+from abcd.recall.index import EVERYWHERE, INDEX_FILE, weighted_length
 from abcd.recall.items import (
     Item,
     Problem,
@@ -33,7 +34,7 @@ from abcd.recall.items import (
     read_project_notes,
     read_workspace_pages,
 )
-from abcd.recall.machine import read_machine_notes
+from abcd.recall.machine import IndexedNotes, read_machine_notes
 from abcd.recall.terms import Prompt, scan, term_of
 from abcd.rules import load as load_rules
 from abcd.rules import match as match_rules
@@ -41,7 +42,10 @@ from abcd.rules.render import fence, fit, render_domain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from abcd.recall.bm25f import Scored
+    from abcd.recall.index import Record
     from abcd.repo import Repo
     from abcd.rules.loader import RuleSet
     from abcd.rules.match import Match
@@ -120,7 +124,9 @@ def _size(text: str) -> int:
 # --- loading ---------------------------------------------------------------------
 
 
-def _load_items(home: Home | None, repo: Repo | None, outcome: Outcome) -> list[Item]:
+def _load_items(
+    home: Home | None, repo: Repo | None, outcome: Outcome, *, machine_notes: bool
+) -> list[Item]:
     items: list[Item] = []
     if repo is not None:
         try:
@@ -128,7 +134,8 @@ def _load_items(home: Home | None, repo: Repo | None, outcome: Outcome) -> list[
         except AbcdError as err:
             outcome.problems.append(Problem("note", f"project notes unreadable: {err}"))
     try:
-        items += read_machine_notes(home)
+        if machine_notes:
+            items += read_machine_notes(home)
     except AbcdError as err:
         outcome.problems.append(Problem("note", f"machine notes unreadable: {err}"))
     if repo is not None:
@@ -177,6 +184,63 @@ def _root(repo: Repo | None, ledger: Ledger | None) -> str | None:
 # --- the recall ------------------------------------------------------------------
 
 
+class _Reach(Corpus):
+    """Every item in reach: the small layers as documents, plus the indexed machine notes as counts.
+
+    The indexed notes of the groups in reach (everywhere, and this
+    repository's when its root is known) count in N, the lengths and n_t
+    through the index's per-group figures, less the notes that are not in
+    reach after all (removed since the index, or suppressed by a narrower scope).
+    """
+
+    def __init__(
+        self, docs: list[Doc], indexed: IndexedNotes | None, groups: list[str], minus: list[Record]
+    ) -> None:
+        super().__init__(docs)
+        self._indexed, self._groups, self._minus = indexed, groups, minus
+        if indexed is None:
+            return
+        small = sum(doc.length for doc in docs)
+        figures = [indexed.index.groups.get(g, (0, 0)) for g in groups]
+        self.n = len(docs) + sum(n for n, _ in figures) - len(minus)
+        total = (
+            small + sum(length for _, length in figures) - sum(weighted_length(r) for r in minus)
+        )
+        self.avg_len = total / self.n if total and self.n else 1.0
+
+    def admit(self, keys: set[str]) -> None:
+        self.keys = self.keys | keys
+
+    def holding(self, terms: Collection[str]) -> dict[str, int]:
+        found = super().holding(terms)
+        if self._indexed is None:
+            return found
+        for group in self._groups:
+            for term, n in self._indexed.index.df(group, terms).items():
+                found[term] += n
+        wanted = set(terms)
+        for record in self._minus:
+            for term in wanted.intersection(record[6]).union(
+                wanted.intersection(record[7]), wanted.intersection(record[8])
+            ):
+                found[term] -= 1
+        return found
+
+
+def _open_index(home: Home | None, outcome: Outcome) -> IndexedNotes | None:
+    """The machine index, or `None` to fold the view instead (slower, never wrong)."""
+    if home is None:
+        return None
+    try:
+        return IndexedNotes(home)
+    except TrustError as err:
+        if err.shown_path.endswith(INDEX_FILE):
+            outcome.problems.append(Problem("note", f"machine index refused: {err}"))
+        return None  # a refused view is named by the fold that follows
+    except (AbcdError, OSError, ValueError, KeyError, TypeError, EOFError):
+        return None  # absent, stale or damaged
+
+
 def recall(
     prompt_text: str,
     *,
@@ -184,21 +248,78 @@ def recall(
     repo: Repo | None,
     bracket: Bracket,
     ledger: Ledger | None = None,
+    use_index: bool = True,
 ) -> Outcome:
-    """Decide what this prompt brings back; `ledger` `None` means a fresh session."""
+    """Decide what this prompt brings back; `ledger` `None` means a fresh session.
+
+    With `use_index`, machine notes come through `memory.idx` when it is
+    usable (the hook); without it every machine note is read, so each one
+    can be listed with the reason it was withheld (the diagnostic).
+    """
     outcome = Outcome(bracket)
     rules = load_rules(home, repo.top if repo is not None else None)
     outcome.rules = rules
     for problem in rules.problems:
         outcome.problems.append(Problem("rules", str(problem)))
     prompt = Prompt(scan(prompt_text))
-    items = _suppress(_load_items(home, repo, outcome), outcome)
+    indexed = _open_index(home, outcome) if use_index else None
+    try:
+        return _recall(prompt, home, repo, rules, bracket, ledger, indexed, outcome)
+    finally:
+        if indexed is not None:
+            indexed.close()
+
+
+def _recall(
+    prompt: Prompt,
+    home: Home | None,
+    repo: Repo | None,
+    rules: RuleSet,
+    bracket: Bracket,
+    ledger: Ledger | None,
+    indexed: IndexedNotes | None,
+    outcome: Outcome,
+) -> Outcome:
+    loaded = _load_items(home, repo, outcome, machine_notes=indexed is None)
+    if indexed is not None:
+        loaded += [i for i in indexed.extra.values()]
+    items = _suppress(loaded, outcome)
     if rules.disabled:
         silenced = f"silenced by the kill switch ({', '.join(rules.disabled_by)})"
         outcome.withheld += [(item, silenced) for item in items]
         return outcome
 
     used = _take_rules(match_rules(rules, prompt), bracket, ledger, outcome)
+
+    # Machine notes through the index: only those whose recall terms start with a prompt stem.
+    narrow_ids = {i.key for i in items if i.kind == "note" and i.layer != "machine"}
+    from_index: dict[str, Doc] = {}
+    if indexed is not None:
+        numbers = sorted(
+            {
+                no
+                for no, term, _ in indexed.index.recall_entries(prompt.distinct)
+                if prompt.hits(term)
+            }
+        )
+        for no in numbers:
+            record = indexed.index.record(no)
+            if record[0] in indexed.gone or record[0] in narrow_ids or record[0] in indexed.extra:
+                continue
+            item = Item(
+                kind="note",
+                layer="machine",
+                name=record[0],
+                title=record[1],
+                body=record[2],
+                recall=record[3],
+                root=record[4],
+                recency=record[5],
+            )
+            from_index[item.key] = Doc(
+                item.key, record[6], record[7], record[8], item.scope_rank, item.recency
+            )
+            items.append(item)
 
     reach: list[Item] = []
     hitting: list[tuple[Item, tuple[str, ...]]] = []
@@ -242,9 +363,22 @@ def recall(
             recency=item.recency,
         )
         for item in reach
+        if item.key not in from_index
     }
+    groups = [EVERYWHERE, *([root] if root is not None else [])]
+    minus: list[Record] = []
+    if indexed is not None:
+        for note_id in sorted((indexed.gone | narrow_ids) - set(indexed.extra)):
+            found = indexed.index.number_of(note_id)
+            if found is not None:
+                record = indexed.index.record(found)
+                if (record[4] or EVERYWHERE) in groups:
+                    minus.append(record)
+    corpus = _Reach(list(docs.values()), indexed, groups, minus)
+    corpus.admit({key for key in from_index if key in by_key})
+    docs.update(from_index)
     hits_of = {item.key: hits for item, hits in hitting}
-    ranked = Corpus(docs.values()).ranked([docs[item.key] for item, _ in hitting], prompt.distinct)
+    ranked = corpus.ranked([docs[item.key] for item, _ in hitting], prompt.distinct)
     outcome.candidates = [
         Candidate(by_key[s.key], s, rank, hits_of[s.key]) for rank, s in enumerate(ranked, start=1)
     ]

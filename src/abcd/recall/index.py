@@ -77,6 +77,11 @@ def bucket_of(stem: str) -> str:
     return stem[:2]
 
 
+def id_bucket(note_id: str) -> str:
+    """Ids share their `mem-YYMMDD` start; their last digits are random, so they spread the buckets."""
+    return note_id[-2:]
+
+
 def note_record(note: Any) -> Record:
     """A note's record: its seed fields and the stems of its three fields (the term rule's)."""
     in_recall = stems(words(" ".join(note.recall)))
@@ -115,7 +120,7 @@ def build(records: Iterable[Record], checkpoint: tuple[int, int, int, str]) -> b
         stats = groups.setdefault(group, [0, 0])
         stats[0] += 1
         stats[1] += weighted_length(record)
-        ids.setdefault(bucket_of(record[0]), {})[record[0]] = no
+        ids.setdefault(id_bucket(record[0]), {})[record[0]] = no
         for word in record[3]:
             term = term_of(word)
             if term:
@@ -186,6 +191,7 @@ class Index:
         self.groups: dict[str, tuple[int, int]] = header["groups"]
         self.layout: dict[str, Any] = header["layout"]
         self._records_at: int = self.layout["records"][0]
+        self._ids: dict[str, dict[str, int]] = {}
 
     @classmethod
     def open(cls, home: Home) -> Index:
@@ -244,8 +250,11 @@ class Index:
         return out
 
     def number_of(self, note_id: str) -> int | None:
-        where = self.layout["ids"].get(bucket_of(note_id))
-        return None if where is None else self._blob(where).get(note_id)
+        bucket = id_bucket(note_id)
+        if bucket not in self._ids:
+            where = self.layout["ids"].get(bucket)
+            self._ids[bucket] = {} if where is None else self._blob(where)
+        return self._ids[bucket].get(note_id)
 
     def record(self, no: int) -> Record:
         entry = os.pread(self.fd, 10, self.base + self.layout["offsets"][0] + 10 * no)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
 from abcd.constants import JOURNAL_VERSION, VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION, ZERO_HASH
 from abcd.errors import CorruptFile, JournalBroken
@@ -111,3 +112,52 @@ def read_machine_notes(home: Home | None) -> list[Item]:
         return [_note_item(n) for n in notes.values()]
     except (KeyError, TypeError):
         raise CorruptFile(home.shown(VIEW_FILE), "a note lacks a seed field") from None
+
+
+# --- through the index -------------------------------------------------------------
+
+
+class IndexedNotes:
+    """The machine's notes as the hook needs them, read through `memory.idx`.
+
+    The index is trusted only as far as its checkpoint matches the journal
+    (the line ending at its offset hashes to its head). Lines past it are
+    folded in memory: added notes join as `extra` items, removed ones are
+    `gone`, so a lagging index is never wrong, only slower.
+    """
+
+    def __init__(self, home: Home) -> None:
+        from abcd.recall.index import Index, IndexUnusable
+
+        opened = home.open_file(VIEW_FILE)  # the view's trust checks hold here too
+        if opened is not None:
+            os.close(opened[0])
+        self.index = Index.open(home)
+        self.extra: dict[str, Item] = {}
+        self.gone: set[str] = set()
+        try:
+            with Segments(home) as segs:
+                segment, offset, seq, head = self.index.checkpoint
+                line = segs.line_ending_at(segment, offset) if seq else None
+                if seq and (line is None or hashlib.sha256(line).hexdigest() != head):
+                    raise IndexUnusable("the index's checkpoint is not in the journal")
+                notes: dict[str, dict[str, Any]] = {}
+                before: set[str] = set()
+                for raw in segs.lines(segment if seq else 1, offset if seq else 0):
+                    line_doc = json.loads(raw.data)
+                    if line_doc.get("seq") != seq + 1 or line_doc.get("prev") != head:
+                        raise IndexUnusable("the journal after the index does not chain on")
+                    seq, head = seq + 1, hashlib.sha256(raw.data).hexdigest()
+                    data = line_doc["data"]
+                    if line_doc["type"] == "note.added":
+                        notes[data["id"]] = dict(data, written_at=line_doc["at"])
+                    elif line_doc["type"] == "note.removed" and notes.pop(data["id"], None) is None:
+                        before.add(data["id"])
+                self.gone = before
+                self.extra = {n["id"]: _note_item(n) for n in notes.values()}
+        except BaseException:
+            self.index.close()
+            raise
+
+    def close(self) -> None:
+        self.index.close()
