@@ -8,8 +8,9 @@ one `memory import`-style batch through the real store), 200 project notes,
 100 workspace pages and 20 rule domains, then times `abcd hook prompt-router`
 (the installed console script, in a new session each run, started by the
 session-start hook outside the timing, so recall is never empty) against
-`python -I -c pass`, alternating, and prints the medians and their ratio. Bytecode is compiled first and PYTHONDONTWRITEBYTECODE is unset
-for the runs, as on a person's machine. Targets: <= 2.5x with 10,000 notes,
+`python -I -c pass`, alternating, and prints the medians and their ratio.
+Bytecode is compiled first and PYTHONDONTWRITEBYTECODE is unset for the
+runs, as on a person's machine. Targets: <= 2.5x with 10,000 notes,
 <= 4x with 100,000.
 """
 
