@@ -256,3 +256,32 @@ def test_the_hook_does_not_import_the_cli_framework(host: Host) -> None:
     assert out.returncode == 0
     assert out.stderr.strip().splitlines()[-1] == "[]"
     assert BY
+
+
+def test_p2_below_40_percent_free_three_matched_pages_come_back_as_index_lines_only(
+    host: Host, repo: Path, tmp_path: Path
+) -> None:
+    pages = repo / ".abcd" / "memory"
+    for n in range(3):
+        page(pages, f"ref_deploy_step{n}.md", ["deploy"], f"Deploy step {n}", f"Step {n} in detail. " * 20)
+    env = host.prompt("deploy", transcript_path=transcript(tmp_path, DEPLETED))
+    assert env["bracket"] == "depleted"
+    assert sorted(r["key"] for r in env["recalled"]) == [f"page:ref_deploy_step{n}.md" for n in range(3)]
+    assert {r["form"] for r in env["recalled"]} == {"line"}
+    assert "Step 0 in detail" not in env["text"] and "~~~" not in env["text"]
+    for n in range(3):
+        assert f"- page:ref_deploy_step{n}.md (workspace page, in this repository): Deploy step {n}" in env["text"]
+
+
+def test_n8_recall_goes_full_then_one_line_and_stays_there_to_the_end_of_the_session(
+    host: Host, tmp_path: Path
+) -> None:
+    host.start()
+    forms = []
+    for n, used in enumerate((FRESH, MODERATE, DEPLETED, DEPLETED)):
+        host.note(f"Lesson {n}", ("detail " * 250).strip(), f"topic{n}", "shared")
+        env = host.prompt(f"shared topic{n}", transcript_path=transcript(tmp_path, used))
+        forms.append([r["form"] for r in env["recalled"]])
+    assert forms[0] == ["full"]
+    assert forms[2] == ["line"] and forms[3] == ["line"]
+    assert all(len(f) == 1 for f in forms)  # nothing sent before is sent again in another form
