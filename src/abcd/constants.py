@@ -15,7 +15,8 @@ RECALL_WORD_MAX_CHARS = 64
 # The host's session ids are UUIDs; the shape allows other hosts' ids but never a link.
 SESSION_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}"
 # `Vendor:model`, the shape of an Assisted-by trailer; a person removing a note may write `person`.
-WRITTEN_BY_PATTERN = r"[A-Z][A-Za-z0-9]{0,31}:[a-z0-9][a-z0-9._-]{0,63}"
+# The host names its models with a context-size tag (`claude-opus-4-8[1m]`); the tag is allowed.
+WRITTEN_BY_PATTERN = r"[A-Z][A-Za-z0-9]{0,31}:[a-z0-9][a-z0-9._-]{0,63}(\[[a-z0-9]{1,8}\])?"
 NOTE_ID_PATTERN = r"mem-[0-9]{16}"
 
 # --- the journal (SPEC section 3)

@@ -105,8 +105,19 @@ def test_a_session_start_resets_and_sessions_do_not_share_a_ledger(host: Host) -
     assert keys(host.prompt("tests", "one")) == [note]
     assert keys(host.prompt("tests", "two")) == [note]
     assert keys(host.prompt("tests", "one")) == []
-    host.start("one", source="resume")
+    host.start("one", source="startup")
     assert keys(host.prompt("tests", "one")) == [note]
+
+
+def test_a_resumed_session_keeps_its_ledger_because_its_context_still_holds_what_was_sent(host: Host) -> None:
+    note = host.note("The tests need the race flag", "Use -race.", "test")
+    host.start("one")
+    assert keys(host.prompt("tests", "one")) == [note]
+    host.start("one", source="resume")
+    assert keys(host.prompt("tests", "one")) == []
+    for source in ("clear", "compact"):
+        host.start("one", source=source)
+        assert keys(host.prompt("tests", "one")) == [note]
 
 
 def test_a_note_tied_to_another_repository_is_not_recalled_here(host: Host, tmp_path: Path) -> None:

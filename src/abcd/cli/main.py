@@ -13,6 +13,7 @@ import typer
 from abcd.cli.host_cmd import hook_app, statusline
 from abcd.cli.journal_cmd import app as journal_app
 from abcd.cli.memory_cmd import app as memory_app
+from abcd.cli.plugin_cmd import app as plugin_app
 from abcd.cli.rules_cmd import register as register_rules
 from abcd.errors import AbcdError
 
@@ -27,6 +28,7 @@ app.add_typer(memory_app, name="memory")
 app.add_typer(journal_app, name="journal")
 register_rules(app)
 app.add_typer(hook_app, name="hook")
+app.add_typer(plugin_app, name="plugin")
 app.command("statusline")(statusline)
 
 

@@ -1,5 +1,9 @@
 """`abcd rules [NAME] [--json]`: the rule domains with their source, or one rendered in full.
 
+`abcd rules --prompt TEXT [--fill PCT] [--all] [--json]` is the recall
+diagnostic: what that prompt would bring back in a fresh session, and why
+(`abcd.cli.diagnose` lays it out; the recall engine decides it all).
+
 Thin: load both layers (`abcd.rules.load_here`), render, and turn problems
 into exits. A layer that cannot be read, parsed or validated is one stderr
 line `abcd: <file>: <reason>` and exit 1; notes (a domain dropped for having
@@ -17,19 +21,61 @@ from typing import Annotated, Any
 
 import typer
 
+from abcd.cli import diagnose
 from abcd.cli.output import emit_json, notice
+from abcd.errors import UsageError
+from abcd.repo import find_repo
 from abcd.rules import Domain, RuleSet, load_here, render_domain
+from abcd.trust.guarded import Home
 
-HELP = "List the rule domains with their source, or render one (NAME) in full."
+HELP = (
+    "List the rule domains with their source, or render one (NAME) in full; "
+    'with --prompt "TEXT", show what that prompt would bring back, and why.'
+)
 
 NameArg = Annotated[
     str | None, typer.Argument(help="A domain to render in full, as the hook injects it.")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+PromptOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--prompt",
+        metavar="TEXT",
+        help="Show what this prompt would bring back in a fresh session, and why. Writes nothing.",
+    ),
+]
+FillOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--fill",
+        metavar="PCT",
+        help="With --prompt: percent of the window used (0-100); sets the bracket. "
+        "Without it the fill is unknown.",
+    ),
+]
+AllOpt = Annotated[
+    bool,
+    typer.Option("--all", help="With --prompt: also every item that did not come back, and why."),
+]
 
 
-def rules(name: NameArg = None, as_json: JsonOpt = False) -> None:
-    """List the rule domains with their source, or render one (NAME) in full."""
+def rules(
+    name: NameArg = None,
+    as_json: JsonOpt = False,
+    prompt: PromptOpt = None,
+    fill: FillOpt = None,
+    show_all: AllOpt = False,
+) -> None:
+    """List the rule domains, render one (NAME), or diagnose what a prompt brings back."""
+    if prompt is not None or fill is not None or show_all:
+        try:
+            text, used = _diagnostic_args(name, prompt, fill)
+        except UsageError as err:
+            notice(str(err))
+            raise typer.Exit(2) from None
+        _diagnose(text, used, show_all=show_all, as_json=as_json)
+        return
     ruleset = load_here()
     for problem in ruleset.problems:
         notice(str(problem))
@@ -37,9 +83,6 @@ def rules(name: NameArg = None, as_json: JsonOpt = False) -> None:
         raise typer.Exit(1)
     for note in ruleset.notes:
         notice(note)
-    # The diagnostic `--prompt TEXT [--fill PCT] [--all]` (SPEC section 8) joins
-    # here as a third branch over the same loaded `ruleset`: it refuses a NAME
-    # beside it, writes nothing, and renders the bracket, matches and ranking.
     if name is None:
         _list(ruleset, as_json)
     else:
@@ -56,8 +99,56 @@ app.command(help=HELP)(rules)
 
 
 def _kill_switch(ruleset: RuleSet) -> str:
-    files = ", ".join(ruleset.disabled_by)
-    return f'kill switch: "disabled": true in {files}; rules, notes and pages are silenced'
+    return diagnose.kill_switch(ruleset.disabled_by)
+
+
+def _diagnostic_args(
+    name: str | None, prompt: str | None, fill: str | None
+) -> tuple[str, float | None]:
+    """The prompt and the percent used; `--prompt` takes no NAME, and `--fill`/`--all` need it."""
+    if prompt is None:
+        given = "--fill" if fill is not None else "--all"
+        raise UsageError(f'{given} goes with --prompt: `abcd rules --prompt "TEXT" {given}`')
+    if name is not None:
+        raise UsageError(
+            "--prompt takes no domain NAME: `abcd rules NAME` renders a domain, "
+            '`abcd rules --prompt "TEXT"` shows what a prompt brings back'
+        )
+    return prompt, None if fill is None else diagnose.parse_fill(fill)
+
+
+def _diagnose(prompt: str, used: float | None, *, show_all: bool, as_json: bool) -> None:
+    """Recall against an empty ledger and print every fact of the outcome; writes nothing.
+
+    Each layer or page that could not be read is one stderr line and exit 1,
+    after the report (the hook still recalls from the others, and so does this).
+    """
+    from abcd.recall.engine import recall
+
+    home = Home.open()  # never created: an absent home is no machine layer
+    try:
+        outcome = recall(
+            prompt,
+            home=home,
+            repo=find_repo(),
+            bracket=diagnose.diagnostic_bracket(used),
+            ledger=None,
+            use_index=False,  # every machine note read, so each withheld one has its reason
+        )
+    finally:
+        if home is not None:
+            home.close()
+    if as_json:
+        emit_json(diagnose.to_json(outcome, given=used is not None))
+    else:
+        print(diagnose.report(outcome, prompt, show_all=show_all), end="")
+    if outcome.rules is not None:
+        for note in outcome.rules.notes:
+            notice(note)
+    for problem in outcome.problems:
+        notice(problem.message)
+    if outcome.problems:
+        raise typer.Exit(1)
 
 
 def _domain_json(domain: Domain) -> dict[str, Any]:

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 PAYLOAD_MAX_BYTES = 16 * 1024 * 1024
 _SESSION_RE = re.compile(SESSION_PATTERN)
 TAG = "abcd memory"
+# SessionStart sources after which the context still holds what earlier prompts recalled.
+RESUMED_SOURCES = frozenset({"resume"})
 
 
 class Payload:
@@ -111,7 +113,10 @@ def reset(event: str, payload: Payload, stderr: TextIO) -> None:
     with home:
         events: list[SessionEvent] = []
         if event == "session-start":
-            events.append(SessionReset(reason=f"session-start:{payload.source}"))
+            # A resumed session still carries every earlier turn, recalled items included, so its
+            # ledger stands; a new, cleared or compacted session starts over (docs/decisions.md).
+            if payload.source not in RESUMED_SOURCES:
+                events.append(SessionReset(reason=f"session-start:{payload.source}"))
             repo = find_repo(payload.cwd)
             if repo is not None:
                 events.append(RepoSeen(top=str(repo.top), root=repo.root_commit))

@@ -337,8 +337,13 @@ def _recall(
             hitting.append((item, hits))
         else:
             outcome.withheld.append((item, "no word hit"))
-    # Ask git for this repository's root only when a tied note hit (SPEC 8).
-    root = _root(repo, ledger) if any(hits for _, hits in tied) else None
+    # idf counts every item in reach, tied notes of this repository included whether or not one
+    # hit, so the root is needed whenever tied notes exist; the session start records it, so the
+    # hook asks git only when the session did not (docs/decisions.md).
+    has_tied = bool(tied) or (
+        indexed is not None and any(g != EVERYWHERE for g in indexed.index.groups)
+    )
+    root = _root(repo, ledger) if has_tied else None
     for item, hits in tied:
         if root is not None and item.root == root:
             reach.append(item)
@@ -427,16 +432,16 @@ def _take_memory(outcome: Outcome, ledger: Ledger | None, budget: int) -> None:
         if ledger is not None and ledger.sent(item.key, item.signature()):
             cand.form = "already sent"
             continue
+        text = render_full(item) if full_phase else ""
+        size = _size(text)
+        if full_phase and size > budget - heading:
+            cand.form = (
+                "too large"  # larger than the whole budget: set aside and named, wherever it ranks
+            )
+            continue
         if stopped:
             continue
         if full_phase:
-            text = render_full(item)
-            size = _size(text)
-            if size > budget - heading:
-                cand.form = (
-                    "too large"  # larger than the whole budget: set aside, named; the take goes on
-                )
-                continue
             if size <= full_left and size <= left:
                 cand.form, full_left, left = "full", full_left - size, left - size
                 parts.append(text)

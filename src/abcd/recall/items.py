@@ -222,14 +222,15 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     return meta, rest
 
 
-def page_item(name: str, text: str, layer: str, recency: str) -> Item | None:
-    """A page as an item; `None` when it has no `recall:` list (never a candidate)."""
+def page_item(name: str, text: str, layer: str, recency: str) -> Item:
+    """A page as an item; without a `recall:` list its recall is empty and it is never a candidate
+    (it still suppresses a machine page of the same name, and the diagnostic names it)."""
     meta, rest = parse_frontmatter(text)
     recall = meta.get("recall")
     if isinstance(recall, str):
         recall = [recall]
-    if not isinstance(recall, list) or not [w for w in recall if w.strip()]:
-        return None
+    if not isinstance(recall, list):
+        recall = []
     summary = meta.get("summary")
     title, body = "", rest.strip()
     if isinstance(summary, str) and summary.strip():
@@ -297,9 +298,7 @@ def _scan_pages(
         except AbcdError as err:
             problems.append(Problem("page", str(err)))
             continue
-        item = page_item(name, text, layer, recency)
-        if item is not None:
-            items.append(item)
+        items.append(page_item(name, text, layer, recency))
     return items, problems
 
 

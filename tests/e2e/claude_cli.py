@@ -1,0 +1,222 @@
+"""The real Claude Code CLI, installed once from the npm registry and run offline.
+
+The package is pinned to the version the captures in `shared/host/` came from and
+installed into `<repo>/.cache/e2e/claude-code-<version>/` (git-ignored), so a
+second run costs nothing. npm is told to skip install scripts and the package's
+own `install.cjs` is run instead: it only copies the native binary that ships in
+the platform package over the `bin/claude.exe` placeholder, and running it
+ourselves does not depend on how this npm treats install scripts.
+
+A run gets an isolated HOME whose `.claude.json` marks onboarding done and the
+project trusted, the mock of the Messages API as its base URL, a dummy key, its
+own ABCD_HOME and git identity, and nothing else from the caller but PATH and
+the locale.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import GIT_ENV
+from tests.e2e.mock_api import MockApi, Request
+
+VERSION = "2.1.197"
+PACKAGE = "@anthropic-ai/claude-code"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CACHE = REPO_ROOT / ".cache" / "e2e"
+# npm keeps its download cache under the person's real home; the tests move HOME.
+REAL_HOME = os.environ.get("HOME", "")
+
+INSTALL_TIMEOUT = 240
+RUN_TIMEOUT = 60
+
+# The variables the captures ran with (host/README.md): offline, no updater, no telemetry.
+OFFLINE_ENV = {
+    "ANTHROPIC_API_KEY": "e2e-dummy-key",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+}
+PASSED_THROUGH = ("LANG", "LC_ALL", "TMPDIR")
+
+
+class InstallFailed(RuntimeError):
+    """npm could not install the pinned CLI, or the binary it installed does not run."""
+
+
+def skip_without_node() -> None:
+    """Skip the calling test module where node or npm is missing (one summary line for them all)."""
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if missing:
+        why = f"e2e: {' and '.join(missing)} not on PATH, so the real Claude Code CLI cannot run"
+        pytest.skip(why, allow_module_level=True)
+
+
+def _binary(prefix: Path) -> Path:
+    return prefix / "node_modules" / PACKAGE / "bin" / "claude.exe"
+
+
+def _reports_version(binary: Path) -> bool:
+    try:
+        out = subprocess.run(
+            [str(binary), "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and out.stdout.startswith(VERSION)
+
+
+def _run_checked(argv: Sequence[str], cwd: Path, what: str) -> None:
+    env = dict(os.environ, HOME=REAL_HOME, npm_config_update_notifier="false")
+    try:
+        proc = subprocess.run(
+            list(argv),
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as err:
+        raise InstallFailed(f"{what} took longer than {INSTALL_TIMEOUT} s") from err
+    if proc.returncode != 0:
+        raise InstallFailed(f"{what} exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
+
+
+def install(cache: Path = CACHE) -> Path:
+    """The pinned CLI's binary, installed into `cache` unless a good install is already there."""
+    prefix = cache / f"claude-code-{VERSION}"
+    if _reports_version(_binary(prefix)):
+        return _binary(prefix)
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = cache / f"claude-code-{VERSION}.partial-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        _install_into(staging)
+        shutil.rmtree(prefix, ignore_errors=True)
+        staging.rename(prefix)
+    except OSError:
+        # Another run may have finished the same install first; theirs is as good as ours.
+        if not _reports_version(_binary(prefix)):
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return _binary(prefix)
+
+
+def _install_into(staging: Path) -> None:
+    _run_checked(
+        [
+            "npm",
+            "install",
+            "--prefix",
+            str(staging),
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "--no-save",
+            f"{PACKAGE}@{VERSION}",
+        ],
+        staging,
+        f"npm install {PACKAGE}@{VERSION}",
+    )
+    package = staging / "node_modules" / PACKAGE
+    _run_checked(["node", "install.cjs"], package, f"node install.cjs in {package}")
+    if not _reports_version(_binary(staging)):
+        raise InstallFailed(f"{_binary(staging)} --version does not report {VERSION}")
+
+
+def trusting_home(home: Path, project: Path) -> None:
+    """Mark onboarding done and `project` trusted, as a person who has used the CLI before."""
+    config = {
+        "hasCompletedOnboarding": True,
+        "projects": {str(project): {"hasTrustDialogAccepted": True}},
+    }
+    (home / ".claude.json").write_text(json.dumps(config))
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One `claude -p` run: its result JSON and the requests the mock saw during it."""
+
+    result: dict[str, Any]
+    stderr: str
+    requests: list[Request]
+
+    @property
+    def session_id(self) -> str:
+        return str(self.result["session_id"])
+
+    def agent_requests(self) -> list[Request]:
+        return [r for r in self.requests if r.is_agent_loop]
+
+
+@dataclass(frozen=True)
+class Claude:
+    """The real CLI wired to the mock, in one project, with one isolated home."""
+
+    binary: Path
+    mock: MockApi
+    project: Path
+    home: Path
+    abcd_home: Path
+    path_dirs: Sequence[Path]
+    plugin_dir: Path | None = None
+
+    def env(self) -> dict[str, str]:
+        env = {k: os.environ[k] for k in PASSED_THROUGH if k in os.environ}
+        path = [str(d) for d in self.path_dirs] + [os.environ.get("PATH", "/usr/bin:/bin")]
+        env.update(GIT_ENV)
+        env.update(OFFLINE_ENV)
+        env.update(
+            HOME=str(self.home),
+            ABCD_HOME=str(self.abcd_home),
+            PATH=os.pathsep.join(path),
+            ANTHROPIC_BASE_URL=self.mock.base_url,
+        )
+        return env
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        resume: str | None = None,
+        allowed_tools: Sequence[str] = (),
+        extra_env: Mapping[str, str] | None = None,
+    ) -> Turn:
+        argv = [str(self.binary), "-p", prompt, "--output-format", "json"]
+        if resume:
+            argv += ["--resume", resume]
+        if allowed_tools:
+            argv += ["--allowedTools", ",".join(allowed_tools)]
+        if self.plugin_dir is not None:
+            argv += ["--plugin-dir", str(self.plugin_dir)]
+        env = self.env()
+        env.update(extra_env or {})
+        seen = len(self.mock.requests)
+        proc = subprocess.run(
+            argv,
+            cwd=self.project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+        assert proc.returncode == 0, f"claude -p exited {proc.returncode}: {proc.stderr[-2000:]}"
+        result = json.loads(proc.stdout)
+        assert not result.get("is_error"), f"claude -p reported an error: {result}"
+        return Turn(result, proc.stderr, self.mock.since(seen))

@@ -1,0 +1,284 @@
+"""The Claude Code plugin that ships in the package: its manifest, hook wiring, launcher and page."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import abcd
+from abcd.cli import plugin_cmd
+from abcd.cli.memory_cmd import app as memory_app
+from abcd.errors import AbcdError
+from tests.conftest import Run, git
+
+PLUGIN = plugin_cmd.plugin_dir()
+PAGE = PLUGIN / "commands" / "memory.md"
+LAUNCHER = PLUGIN / "hooks" / "abcd-hook"
+WIRING = {
+    "SessionStart": "session-start",
+    "UserPromptSubmit": "prompt-router",
+    "PreCompact": "pre-compact",
+}
+
+
+def page_text() -> str:
+    return PAGE.read_text(encoding="utf-8")
+
+
+# The manifest and the hook wiring
+
+
+def test_the_manifest_names_the_plugin_abcd_at_the_packages_version() -> None:
+    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
+
+    assert manifest["name"] == "abcd", "the page is then /abcd:memory"
+    assert manifest["version"] == abcd.__version__
+    assert manifest["description"]
+
+
+def test_hooks_json_wires_exactly_the_three_events_to_the_three_hook_commands() -> None:
+    hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
+
+    assert set(hooks) == set(WIRING)
+    for event, hook in WIRING.items():
+        (group,) = hooks[event]
+        (entry,) = group["hooks"]
+        assert entry["type"] == "command"
+        assert entry["command"] == f'sh "${{CLAUDE_PLUGIN_ROOT}}/hooks/abcd-hook" {hook}'
+        assert "matcher" not in group, f"{event} has no matcher: every {event} runs the hook"
+
+
+# The launcher: which abcd it runs, and that it never blocks a prompt
+
+
+def fake_abcd(folder: Path, name: str, exit_code: int = 0) -> Path:
+    """An `abcd` that says who it is, echoes its arguments and stdin, and exits `exit_code`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "abcd"
+    script.write_text(
+        f'#!/bin/sh\necho "{name}: $*"\ncat\nexit {exit_code}\n',
+    )
+    script.chmod(0o755)
+    return folder
+
+
+def launch(
+    launcher: Path, hook: str, *, path: list[Path], stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["sh", str(launcher), hook],
+        input=stdin,
+        env={"PATH": ":".join([*map(str, path), "/usr/bin", "/bin"])},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+
+def installed_plugin(prefix: Path) -> Path:
+    """A copy of the plugin where an install puts it: <prefix>/lib/pythonX.Y/site-packages/abcd/plugin."""
+    target = prefix / "lib" / "python3.11" / "site-packages" / "abcd" / "plugin"
+    shutil.copytree(PLUGIN, target)
+    return target
+
+
+def test_the_launcher_runs_abcd_hook_with_the_hosts_stdin_and_passes_its_output_back(
+    tmp_path: Path,
+) -> None:
+    on_path = fake_abcd(tmp_path / "bin", "on PATH")
+
+    out = launch(LAUNCHER, "prompt-router", path=[on_path], stdin='{"prompt": "run the tests"}')
+
+    assert out.returncode == 0
+    assert out.stdout == 'on PATH: hook prompt-router\n{"prompt": "run the tests"}'
+
+
+@pytest.mark.parametrize("through_a_symlink", [False, True])
+def test_the_launcher_prefers_the_abcd_installed_with_the_plugin_over_the_one_on_path(
+    tmp_path: Path, through_a_symlink: bool
+) -> None:
+    prefix = tmp_path / "venv"
+    plugin = installed_plugin(prefix)
+    fake_abcd(prefix / "bin", "installed with the plugin")
+    on_path = fake_abcd(tmp_path / "elsewhere", "on PATH")
+    if through_a_symlink:
+        (tmp_path / "linked").symlink_to(plugin)
+        plugin = tmp_path / "linked"
+
+    out = launch(plugin / "hooks" / "abcd-hook", "session-start", path=[on_path])
+
+    assert out.stdout == "installed with the plugin: hook session-start\n"
+
+
+def test_a_plugin_outside_an_install_falls_back_to_the_abcd_on_path(tmp_path: Path) -> None:
+    plugin = installed_plugin(tmp_path / "venv")  # no <prefix>/bin/abcd beside it
+    on_path = fake_abcd(tmp_path / "bin", "on PATH")
+
+    out = launch(plugin / "hooks" / "abcd-hook", "pre-compact", path=[on_path])
+
+    assert out.stdout == "on PATH: hook pre-compact\n"
+
+
+def test_a_usage_error_from_abcd_becomes_a_non_blocking_failure(tmp_path: Path) -> None:
+    too_old = fake_abcd(tmp_path / "bin", "too old", exit_code=2)
+
+    out = launch(LAUNCHER, "prompt-router", path=[too_old])
+
+    assert out.returncode == 1, "Claude Code blocks the prompt on exit 2, and only on 2"
+    assert "exited 2" in out.stderr
+
+
+def test_other_exit_statuses_pass_through_unchanged(tmp_path: Path) -> None:
+    failing = fake_abcd(tmp_path / "bin", "failing", exit_code=1)
+
+    assert launch(LAUNCHER, "prompt-router", path=[failing]).returncode == 1
+
+
+def test_without_any_abcd_the_launcher_says_so_in_one_line_and_does_not_block(
+    tmp_path: Path,
+) -> None:
+    out = launch(LAUNCHER, "prompt-router", path=[tmp_path])
+
+    assert out.returncode == 1
+    assert out.stdout == ""
+    assert len(out.stderr.splitlines()) == 1
+    assert "no abcd" in out.stderr
+
+
+# The page the agent reads: /abcd:memory
+
+
+def frontmatter(text: str) -> dict[str, str]:
+    head, sep, _ = text.removeprefix("---\n").partition("\n---\n")
+    assert text.startswith("---\n") and sep, "the page opens with frontmatter"
+    pairs = (line.split(":", 1) for line in head.splitlines())
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
+def test_the_page_says_what_it_is_and_takes_the_persons_words() -> None:
+    meta = frontmatter(page_text())
+
+    assert meta["description"]
+    assert "$ARGUMENTS" in page_text()
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "--by",
+        "--everywhere",
+        "--moved-from-host",
+        "abcd memory remove",
+        "CLAUDE_CODE_SESSION_ID",
+        "only this checkout's private names were checked",
+        "One lesson a note",
+        "Never a secret",
+        "Only when the person asks",
+    ],
+)
+def test_the_page_covers(words: str) -> None:
+    assert words in page_text()
+
+
+def memory_flags() -> set[str]:
+    group = typer.main.get_group(memory_app)
+    return {
+        opt
+        for command in group.commands.values()
+        for param in command.params
+        for opt in param.opts
+        if opt.startswith("--")
+    }
+
+
+def test_every_flag_the_page_shows_is_a_real_flag_of_abcd_memory() -> None:
+    shown = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", page_text()))
+
+    assert shown
+    assert shown <= memory_flags()
+
+
+def shell_examples(text: str) -> list[str]:
+    return re.findall(r"```sh\n(.*?)```", text, flags=re.DOTALL)
+
+
+def test_the_pages_examples_write_notes_as_written(abcd: Run, repo: Path) -> None:
+    examples = [e for e in shell_examples(page_text()) if "abcd memory add" in e]
+    assert len(examples) == 2
+    session = "5d0c3f6e-2b1a-4c9d-8e7f-0a1b2c3d4e5f"
+    bin_dir = Path(sys.executable).parent
+    for example in examples:
+        runnable = example.replace("<your model id>", "claude-opus-4-8")
+        out = subprocess.run(
+            ["bash", "-c", runnable],
+            cwd=repo,
+            env=dict(os.environ, CLAUDE_CODE_SESSION_ID=session, PATH=f"{bin_dir}:/usr/bin:/bin"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert out.returncode == 0, out.stderr
+
+    notes = json.loads(abcd("memory", "list", "--json", cwd=repo).out)["notes"]
+    assert sorted(n["origin"] for n in notes) == ["agent", "host-memory-move"]
+    assert {n["session"] for n in notes} == {session}
+    assert {n["root"] for n in notes} == {git(repo, "rev-list", "--max-parents=0", "HEAD")}
+
+
+# abcd plugin path
+
+
+def test_plugin_path_prints_the_folder_holding_the_manifest_hooks_and_page() -> None:
+    root = typer.Typer()
+    root.add_typer(plugin_cmd.app, name="plugin")
+
+    out = CliRunner().invoke(root, ["plugin", "path"])
+
+    assert out.exit_code == 0
+    folder = Path(out.stdout.strip())
+    assert folder.is_absolute()
+    for part in (".claude-plugin/plugin.json", "hooks/hooks.json", "commands/memory.md"):
+        assert (folder / part).is_file()
+
+
+def test_plugin_path_refuses_when_the_install_lost_the_plugin_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(plugin_cmd, "plugin_dir", lambda: tmp_path / "plugin")
+
+    with pytest.raises(AbcdError, match="plugin folder is missing"):
+        plugin_cmd.path()
+
+
+def abcd_has_plugin_command() -> bool:
+    out = subprocess.run(
+        [sys.executable, "-m", "abcd", "--help"], capture_output=True, text=True, timeout=60
+    )
+    return re.search(r"^\W*plugin\s", out.stdout, flags=re.MULTILINE) is not None
+
+
+@pytest.mark.skipif(
+    not abcd_has_plugin_command(), reason="`plugin` is not registered in abcd.cli.main yet"
+)
+def test_abcd_plugin_path_prints_the_shipped_folder_and_writes_nothing(
+    abcd: Run, tmp_path: Path
+) -> None:
+    home = tmp_path / "person"
+    before = sorted(home.rglob("*"))
+
+    out = abcd("plugin", "path")
+
+    assert out.code == 0
+    assert Path(out.out.strip()) == PLUGIN
+    assert sorted(home.rglob("*")) == before
