@@ -2,29 +2,52 @@
 
 Run: `.venv/bin/python tools/bench_terms.py` (figures go in docs/recall.md).
 
+- Importing `abcd.recall.terms`, `abcd.recall.bm25f` and `abcd.rules`, each
+  in a fresh `python -I` process with its bytecode already compiled (the
+  source tree is compiled first, and `-I` ignores PYTHONDONTWRITEBYTECODE):
+  the median wall time of 20 runs, against the median of `python -I -c pass`
+  run alternately with them, as milliseconds and as a multiple of it. Also
+  the three on top of what the hook loads anyway (`json`, `hashlib`,
+  `Stemmer`), and which modules the hook must not load that they pull in.
 - `tokens()` over a 64 KiB prompt (ASCII prose, and prose with non-ASCII
   letters), first call in the process and again with the stem cache warm;
   `Prompt()` (scan + tokens + index) likewise.
 - BM25F over 10,000 small items: making the items (`Doc.of`, the term rule
   over title, body and recall words), the corpus (N, lengths), and scoring
   and ranking 50 candidates for a short prompt and for a 64 KiB one.
-- Importing `abcd.recall.terms` and `abcd.rules` in a fresh interpreter
-  (median of several runs, less an empty interpreter's start), and a check
-  that neither pulls in typer.
 """
 
 from __future__ import annotations
 
+import compileall
 import random
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-IMPORT_RUNS = 15
-OWN_MODULES = ("abcd.recall", "abcd.rules", "Stemmer")
+IMPORT_RUNS = 20
 KIB = 1024
+SRC = Path(__file__).resolve().parent.parent / "src"
+HOOK_BASE = "json, hashlib, Stemmer"
+MEASURED = ("abcd.recall.terms", "abcd.recall.bm25f", "abcd.rules")
+# What the prompt hook must not load (tests/recall/test_lean_imports.py holds the same list).
+FORBIDDEN = (
+    "msgspec",
+    "typing",
+    "dataclasses",
+    "pathlib",
+    "typer",
+    "click",
+    "rich",
+    "secrets",
+    "subprocess",
+    "contextlib",
+    "datetime",
+    "inspect",
+)
 
 
 def _text(rng: random.Random, vocabulary: list[str], size: int) -> str:
@@ -41,7 +64,7 @@ def _vocabulary(rng: random.Random, count: int) -> list[str]:
     letters = "abcdefghijklmnopqrstuvwxyz"
     words = {"".join(rng.choice(letters) for _ in range(rng.randint(2, 10))) for _ in range(count)}
     suffixes = ["", "", "s", "ing", "ed", "ly", "ness"]
-    return sorted(w + rng.choice(suffixes) for w in words)
+    return sorted(w + rng.choice(suffixes) for w in sorted(words))
 
 
 def _ms(action: Callable[[], object], repeat: int = 1) -> float:
@@ -51,50 +74,39 @@ def _ms(action: Callable[[], object], repeat: int = 1) -> float:
     return (time.perf_counter() - start) * 1000 / repeat
 
 
-def _import_ms(statement: str) -> float:
-    def once(code: str) -> float:
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True)
-        return time.perf_counter() - start
-
-    base = statistics.median(once("pass") for _ in range(IMPORT_RUNS))
-    full = statistics.median(once(statement) for _ in range(IMPORT_RUNS))
-    return (full - base) * 1000
+def _python_c(code: str) -> list[str]:
+    """`python -I -c code`, finding this tree's `abcd` even where it is not installed."""
+    return [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(SRC)!r}); {code}"]
 
 
-def _own_import_ms(module: str) -> float:
-    """The self time (`-X importtime`, median of runs) of the recall and rules modules and
-    PyStemmer alone: what they add to a process that loads typing, re and msgspec anyway."""
-
-    def once() -> float:
-        run = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", f"import {module}"],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        total = 0
-        for line in run.stderr.splitlines():
-            parts = [part.strip() for part in line.removeprefix("import time:").split("|")]
-            if len(parts) == 3 and parts[2].startswith(OWN_MODULES):
-                total += int(parts[0])
-        return total / 1000
-
-    return statistics.median(once() for _ in range(IMPORT_RUNS))
+def _import_costs() -> tuple[float, dict[str, float]]:
+    """The median wall time of `python -I -c pass` and of each import, in fresh processes."""
+    statements = {"pass": "pass"} | {
+        name: f"import {name}"
+        for name in (*MEASURED, HOOK_BASE, f"{HOOK_BASE}, {', '.join(MEASURED)}")
+    }
+    compileall.compile_dir(str(SRC), quiet=1)
+    times: dict[str, list[float]] = {name: [] for name in statements}
+    for warm_up in (True, *([False] * IMPORT_RUNS)):
+        for name, statement in statements.items():  # alternated, so drift hits all alike
+            start = time.perf_counter()
+            subprocess.run(_python_c(statement), check=True)
+            if not warm_up:
+                times[name].append((time.perf_counter() - start) * 1000)
+    medians = {name: statistics.median(runs) for name, runs in times.items()}
+    return medians.pop("pass"), medians
 
 
-def _pulls_typer(module: str) -> bool:
-    code = f"import sys, {module}; print('typer' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    return out.stdout.strip() == "True"
+def _forbidden_loaded() -> list[str]:
+    code = f"import {', '.join(MEASURED)}; print(' '.join(sorted(sys.modules)))"
+    run = subprocess.run(_python_c(code), check=True, capture_output=True, text=True)
+    loaded = run.stdout.split()
+    return sorted({name.partition(".")[0] for name in loaded} & set(FORBIDDEN))
 
 
 def main() -> None:
-    import_terms = _import_ms("import abcd.recall.terms")
-    import_rules = _import_ms("import abcd.rules")
-    import_bm25f = _import_ms("import abcd.recall.bm25f")
-    own_terms = _own_import_ms("abcd.recall.terms")
-    own_all = _own_import_ms("abcd.rules, abcd.recall.bm25f")
+    bare, imports = _import_costs()
+    forbidden = _forbidden_loaded()
 
     t0 = time.perf_counter()
     from abcd.recall import terms
@@ -141,19 +153,16 @@ def main() -> None:
 
     print(f"python {sys.version.split()[0]}")
     print(
-        f"import abcd.recall.terms (fresh interpreter, median of {IMPORT_RUNS}): "
-        f"{import_terms:.1f} ms"
+        f"imports: fresh `python -I` process, bytecode warm, median of {IMPORT_RUNS}; "
+        f"`python -I -c pass` {bare:.1f} ms"
     )
-    print(
-        f"import abcd.recall.bm25f: {import_bm25f:.1f} ms; import abcd.rules: {import_rules:.1f} ms"
-    )
+    for name, ms in imports.items():
+        print(f"  import {name}: {ms:.1f} ms = {ms / bare:.2f}x pass (+{ms - bare:.1f} ms)")
+    base = imports[HOOK_BASE]
+    everything = imports[f"{HOOK_BASE}, {', '.join(MEASURED)}"]
+    print(f"  the three on top of {HOOK_BASE}: +{everything - base:.1f} ms")
     print(f"  in this process after the benchmark's own imports: {in_process:.1f} ms")
-    print(
-        f"  own modules' self time (-X importtime): terms + PyStemmer {own_terms:.1f} ms; "
-        f"rules + bm25f + terms + PyStemmer {own_all:.1f} ms"
-    )
-    typer_pulled = ["abcd.recall.terms", "abcd.recall.bm25f", "abcd.rules"]
-    print(f"  typer imported by them: {any(_pulls_typer(m) for m in typer_pulled)}")
+    print(f"  modules the hook must not load that they pull in: {', '.join(forbidden) or 'none'}")
     print(
         f"tokens(64 KiB ASCII prompt, {n_words} words): first {first_tokens:.1f} ms, warm {warm_tokens:.1f} ms"
     )

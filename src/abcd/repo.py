@@ -2,84 +2,132 @@
 
 Finding the repository walks up from the working folder looking for `.git`
 (no subprocess, so the prompt hook pays nothing); only the root commit asks
-git, and only when a caller needs it.
+git, and only when a caller reads it. The hook loads this module on every
+prompt, so it imports only `os` (paths are plain strings; `subprocess` is
+imported when git is asked).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-from dataclasses import dataclass
-from functools import cached_property
-from pathlib import Path
+import stat
 
 PRIVATE_NAMES_REL = ".abcd/.work.local/private-names.txt"
 PROJECT_MEMORY_REL = ".abcd/memory.json"
 PROJECT_RULES_REL = ".abcd/rules.json"
 PROJECT_PAGES_REL = ".abcd/memory"
 
+_UNASKED = "\0"  # `root_commit` before git was asked (no commit hash is this)
 
-@dataclass(frozen=True)
+
 class Repo:
-    """A checkout: `top` is its work tree; `primary` is the main checkout of a linked worktree."""
+    """A checkout: `top` is its work tree; `primary` is the main checkout of a linked worktree.
 
-    top: Path
-    primary: Path | None = None
+    Both are absolute paths as strings. Read-only and compared by `top` and
+    `primary`; the root commit is asked of git once, when first read.
+    """
 
-    @cached_property
+    __slots__ = ("_primary", "_root", "_top")
+
+    def __init__(
+        self, top: str | os.PathLike[str], primary: str | os.PathLike[str] | None = None
+    ) -> None:
+        self._top = os.fspath(top)
+        self._primary = os.fspath(primary) if primary is not None else None
+        self._root: str | None = _UNASKED
+
+    @property
+    def top(self) -> str:
+        return self._top
+
+    @property
+    def primary(self) -> str | None:
+        return self._primary
+
+    @property
     def root_commit(self) -> str | None:
         """The full hash of the repository's first root commit, `None` before the first commit."""
-        try:
-            out = subprocess.run(
-                ["git", "rev-list", "--max-parents=0", "HEAD"],
-                cwd=self.top,
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        roots = out.stdout.split() if out.returncode == 0 else []
-        # rev-list lists newest first; the last is the history's original root.
-        return roots[-1] if roots else None
+        if self._root == _UNASKED:
+            self._root = _ask_root_commit(self._top)
+        return self._root
 
-    def private_names_files(self) -> list[Path]:
+    def private_names_files(self) -> list[str]:
         """This checkout's banlist and, in a linked worktree, the primary checkout's."""
-        files = [self.top / PRIVATE_NAMES_REL]
-        if self.primary is not None and self.primary != self.top:
-            files.append(self.primary / PRIVATE_NAMES_REL)
+        files = [os.path.join(self._top, PRIVATE_NAMES_REL)]
+        if self._primary is not None and self._primary != self._top:
+            files.append(os.path.join(self._primary, PRIVATE_NAMES_REL))
         return files
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Repo):
+            return NotImplemented
+        return (self._top, self._primary) == (other._top, other._primary)
 
-def _primary_of(dot_git_file: Path) -> Path | None:
+    def __hash__(self) -> int:
+        return hash((self._top, self._primary))
+
+    def __repr__(self) -> str:
+        return f"Repo(top={self._top!r}, primary={self._primary!r})"
+
+
+def _ask_root_commit(top: str) -> str | None:
+    import subprocess  # ~5 ms to import: paid only by a caller that needs the root
+
+    try:
+        out = subprocess.run(
+            ["git", "rev-list", "--max-parents=0", "HEAD"],
+            cwd=top,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    roots = out.stdout.split() if out.returncode == 0 else []
+    # rev-list lists newest first; the last is the history's original root.
+    return roots[-1] if roots else None
+
+
+def _primary_of(dot_git_file: str) -> str | None:
     """For a linked worktree's `.git` file, the primary checkout's top folder."""
     try:
-        text = dot_git_file.read_text(encoding="utf-8", errors="replace")
+        with open(dot_git_file, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
     except OSError:
         return None
     line = text.strip().splitlines()[0] if text.strip() else ""
     if not line.startswith("gitdir:"):
         return None
-    gitdir = Path(line[len("gitdir:") :].strip())
-    if not gitdir.is_absolute():
-        gitdir = (dot_git_file.parent / gitdir).resolve()
-    commondir_file = gitdir / "commondir"
+    gitdir = line[len("gitdir:") :].strip()
+    if not os.path.isabs(gitdir):
+        gitdir = os.path.realpath(os.path.join(os.path.dirname(dot_git_file), gitdir))
     try:
-        common = commondir_file.read_text(encoding="utf-8").strip()
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
+            common = handle.read().strip()
     except OSError:
         return None  # a submodule's .git file, not a linked worktree
-    common_dir = Path(common) if os.path.isabs(common) else (gitdir / common).resolve()
-    return common_dir.parent if common_dir.name == ".git" else None
+    absolute = os.path.isabs(common)
+    common_dir = (
+        os.path.normpath(common) if absolute else os.path.realpath(os.path.join(gitdir, common))
+    )
+    return os.path.dirname(common_dir) if os.path.basename(common_dir) == ".git" else None
 
 
-def find_repo(start: Path | str | None = None) -> Repo | None:
+def find_repo(start: str | os.PathLike[str] | None = None) -> Repo | None:
     """The checkout holding `start` (default: the working folder), or `None` outside one."""
-    here = Path(os.path.abspath(start if start is not None else os.getcwd()))
-    for folder in (here, *here.parents):
-        dot_git = folder / ".git"
-        if dot_git.is_dir():
-            return Repo(top=folder)
-        if dot_git.is_file():
-            return Repo(top=folder, primary=_primary_of(dot_git))
-    return None
+    folder = os.path.abspath(start if start is not None else os.getcwd())
+    while True:
+        dot_git = os.path.join(folder, ".git")
+        try:
+            mode = os.stat(dot_git).st_mode
+        except (OSError, ValueError):
+            mode = 0
+        if stat.S_ISDIR(mode):
+            return Repo(folder)
+        if stat.S_ISREG(mode):
+            return Repo(folder, _primary_of(dot_git))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent

@@ -147,7 +147,7 @@ def test_a_linked_worktree_is_judged_against_its_own_list_and_the_primary_checko
     repo = find_repo(linked / "src")
     assert repo is not None
     files = repo.private_names_files()
-    assert files == [linked / PRIVATE_NAMES_REL, primary / PRIVATE_NAMES_REL]
+    assert files == [str(linked / PRIVATE_NAMES_REL), str(primary / PRIVATE_NAMES_REL)]
     names = load_private_names(files)
     assert names == ["Zorblax", "Quennell"]
     for text in ("notes on quennell", "notes on zorblax"):

@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from collections.abc import Sequence
-    from pathlib import Path
+    from os import PathLike
 
 PRIVATE_NAME = "private name"
 UNREADABLE = "gate unavailable: private-names list unreadable"
@@ -43,7 +43,7 @@ def parse_private_names(text: str) -> list[str]:
     return names
 
 
-def load_private_names(files: Sequence[Path]) -> list[str]:
+def load_private_names(files: Sequence[str | PathLike[str]]) -> list[str]:
     """Names from each banlist file that exists, in the order given.
 
     An absent file contributes nothing. A file that exists but cannot be read

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from abcd.constants import IMPORT_MAX_BYTES, LINE_MAX_BYTES, SEGMENT_MAX_BYTES
 from abcd.errors import StorageError, TrustError
 from abcd.trust import Home
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 JOURNAL_DIR = "journal"
 LOCK_NAME = ".lock"
@@ -35,21 +37,28 @@ def segment_rel(number: int) -> str:
     return f"{JOURNAL_DIR}/{segment_name(number)}"
 
 
-@dataclass(frozen=True)
 class RawLine:
-    """A complete line as stored: its segment, the offset just past its newline, its bytes."""
+    """A complete line as stored: its segment, the offset just past its newline, its bytes.
 
-    segment: int
-    end: int
-    data: bytes
+    A plain slotted class, not a dataclass: this module is on the prompt hook's path.
+    """
+
+    __slots__ = ("data", "end", "segment")
+
+    def __init__(self, segment: int, end: int, data: bytes) -> None:
+        self.segment = segment
+        self.end = end
+        self.data = data
 
 
-@dataclass
 class Scan:
     """What a scan of the journal found besides its lines."""
 
-    torn_tail: bool = False  # the last segment ends in a line without its newline
-    torn_inside: int | None = None  # a segment other than the last ends without a newline
+    __slots__ = ("torn_inside", "torn_tail")
+
+    def __init__(self) -> None:
+        self.torn_tail = False  # the last segment ends in a line without its newline
+        self.torn_inside: int | None = None  # a segment other than the last ends without a newline
 
 
 class Segments:

@@ -7,6 +7,8 @@ naming it; an absent file is no notes and costs nothing.
 
 from __future__ import annotations
 
+import os
+
 import msgspec
 
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
@@ -40,7 +42,7 @@ def read_project_notes(repo: Repo | None) -> tuple[ProjectNote, ...]:
     """The notes in the project's file; empty outside a repository or without the file."""
     if repo is None:
         return ()
-    path = repo.top / PROJECT_MEMORY_REL
+    path = os.path.join(repo.top, PROJECT_MEMORY_REL)
     data = read_repo_file(path, VIEW_MAX_BYTES)
     if data is None:
         return ()

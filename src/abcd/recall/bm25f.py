@@ -32,16 +32,23 @@ and ties break on narrower scope, then newer, then key.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable
 from itertools import chain
 
-import msgspec
-
+from abcd.recall import Record
 from abcd.recall.constants import K1, TIE_EPSILON, WEIGHT_BODY, WEIGHT_RECALL, WEIGHT_TITLE, B
 from abcd.recall.terms import stems, words
 
+# The prompt hook ranks on every prompt: the values here are slotted `Record`s
+# (no msgspec, dataclasses or typing to import), and the annotations' names
+# are read by mypy only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable
 
-class Doc(msgspec.Struct, frozen=True):
+_set = object.__setattr__  # a `Record` is read-only once built; its constructor sets each field
+
+
+class Doc(Record):
     """One item in reach, as the ranking sees it: three fields of stems and its tie-break keys.
 
     `scope_rank`: smaller is narrower (the repository's items before the
@@ -49,12 +56,38 @@ class Doc(msgspec.Struct, frozen=True):
     time or an ISO date); `""` sorts as the oldest.
     """
 
+    __slots__ = ("body", "key", "length", "recall", "recency", "scope_rank", "title")
+    __match_args__ = ("key", "recall", "title", "body", "scope_rank", "recency")
+
     key: str
     recall: tuple[str, ...]
     title: tuple[str, ...]
     body: tuple[str, ...]
-    scope_rank: int = 0
-    recency: str = ""
+    scope_rank: int
+    recency: str
+    length: int
+    """The weighted length: recall words three times, title twice, body once."""
+
+    def __init__(
+        self,
+        key: str,
+        recall: tuple[str, ...],
+        title: tuple[str, ...],
+        body: tuple[str, ...],
+        scope_rank: int = 0,
+        recency: str = "",
+    ) -> None:
+        _set(self, "key", key)
+        _set(self, "recall", recall)
+        _set(self, "title", title)
+        _set(self, "body", body)
+        _set(self, "scope_rank", scope_rank)
+        _set(self, "recency", recency)
+        _set(
+            self,
+            "length",
+            WEIGHT_RECALL * len(recall) + WEIGHT_TITLE * len(title) + WEIGHT_BODY * len(body),
+        )
 
     @classmethod
     def of(
@@ -84,14 +117,12 @@ class Doc(msgspec.Struct, frozen=True):
             recency,
         )
 
-    @property
-    def length(self) -> int:
-        """The weighted length: recall words three times, title twice, body once."""
-        return WEIGHT_RECALL * len(self.recall) + WEIGHT_TITLE * len(self.title) + len(self.body)
 
-
-class TermScore(msgspec.Struct, frozen=True):
+class TermScore(Record):
     """One query term's part in one item's score, for `abcd rules --prompt`."""
+
+    __slots__ = ("body", "contribution", "idf", "recall", "term", "title", "weighted")
+    __match_args__ = ("term", "recall", "title", "body", "weighted", "idf", "contribution")
 
     term: str
     recall: int
@@ -101,15 +132,50 @@ class TermScore(msgspec.Struct, frozen=True):
     idf: float
     contribution: float
 
+    def __init__(
+        self,
+        term: str,
+        recall: int,
+        title: int,
+        body: int,
+        weighted: int,
+        idf: float,
+        contribution: float,
+    ) -> None:
+        _set(self, "term", term)
+        _set(self, "recall", recall)
+        _set(self, "title", title)
+        _set(self, "body", body)
+        _set(self, "weighted", weighted)
+        _set(self, "idf", idf)
+        _set(self, "contribution", contribution)
 
-class Scored(msgspec.Struct, frozen=True):
+
+class Scored(Record):
     """A candidate's score, the terms that made it (sorted by term), and its tie-break keys."""
+
+    __slots__ = ("key", "recency", "scope_rank", "score", "terms")
+    __match_args__ = ("key", "score", "terms", "scope_rank", "recency")
 
     key: str
     score: float
     terms: tuple[TermScore, ...]
-    scope_rank: int = 0
-    recency: str = ""
+    scope_rank: int
+    recency: str
+
+    def __init__(
+        self,
+        key: str,
+        score: float,
+        terms: tuple[TermScore, ...],
+        scope_rank: int = 0,
+        recency: str = "",
+    ) -> None:
+        _set(self, "key", key)
+        _set(self, "score", score)
+        _set(self, "terms", terms)
+        _set(self, "scope_rank", scope_rank)
+        _set(self, "recency", recency)
 
 
 def idf(n_items: int, holding: int) -> float:

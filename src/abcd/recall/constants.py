@@ -9,7 +9,11 @@ figures in one place (SPEC sections 8 and 9; seed 000, "Ranking" and
 
 from __future__ import annotations
 
-from typing import Final
+# `Final` is read by mypy only: the prompt hook loads this module, and `typing`
+# costs it milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 # --- the term rule ---------------------------------------------------------
 
@@ -18,6 +22,15 @@ from typing import Final
 # (a few MiB at most) keeps every one of them for the life of the process
 # while bounding what a long-lived process can grow to.
 STEM_CACHE_SIZE: Final = 50_000
+
+# Text other than ASCII is read by a pattern holding the combining marks the
+# text holds. A process meets a handful of such sets (a script's marks); 64
+# patterns keep them all compiled, and a process that meets more recompiles.
+WORD_PATTERNS_KEPT: Final = 64
+# Characters whose Unicode category was looked up (punctuation, symbols and
+# marks beyond Latin-1; letters and digits need no look-up). A few scripts'
+# worth; past it a character is looked up again each time.
+MARK_CACHE_SIZE: Final = 4096
 
 # The prompt is scanned up to this many UTF-8 bytes: a pasted log or file past
 # it adds nothing a person typed, and the bound keeps the hook's work fixed.

@@ -32,14 +32,25 @@ lower-case, and no function here raises on any `str`.
 
 from __future__ import annotations
 
-import re
 import unicodedata
-from collections.abc import Iterable, Sequence
-from functools import cache
 
 import Stemmer
 
-from abcd.recall.constants import PROMPT_SCAN_BYTES, STEM_CACHE_SIZE
+from abcd.recall.constants import (
+    MARK_CACHE_SIZE,
+    PROMPT_SCAN_BYTES,
+    STEM_CACHE_SIZE,
+    WORD_PATTERNS_KEPT,
+)
+
+# The prompt hook imports this module on every prompt, so it loads no
+# `typing`, no `collections` and compiles no pattern at import: ASCII text
+# (most prompts) is read with `str.translate` and `str.split`, both in C, and
+# the one Unicode pattern is compiled on the first text that needs it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable, Sequence
 
 Term = tuple[str, ...]
 """A recall word or phrase as the consecutive stems it must hit."""
@@ -52,7 +63,8 @@ _STEMMER = Stemmer.Stemmer("english", 0)
 class _StemCache(dict[str, str]):
     """word -> stem, filled on a miss; bounded, so a long-lived process cannot grow it forever.
 
-    The one piece of module state here, and it only memoises a pure function.
+    With the mark table and the word patterns below, the only module state here, and all three
+    only memoise pure functions.
     """
 
     def __missing__(self, word: str) -> str:
@@ -64,58 +76,85 @@ class _StemCache(dict[str, str]):
 
 _STEMS = _StemCache()
 
-# ASCII text (most prompts) takes a pattern without Unicode classes.
-_ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
-_ALNUM = r"[^\W_]"
-
-# The blocks of the Basic Multilingual Plane that hold combining marks; the
-# exact marks are read from `unicodedata` (~3 ms, the first time a text holds
-# a character in these blocks), so no hand-kept table can drift from the
-# Unicode version Python carries.
-_MARK_BLOCKS = (
-    (0x0300, 0x1CFF),
-    (0x1DC0, 0x1DFF),
-    (0x20D0, 0x20FF),
-    (0x2CEF, 0x2DFF),
-    (0x302A, 0x309A),
-    (0xA66F, 0xABFF),
-    (0xFB1E, 0xFB1E),
-    (0xFE00, 0xFE2F),
-)
+# ASCII: letters lower-cased, digits and the apostrophe kept, every other
+# character a space; `split()` then gives the words (apostrophes aside).
+_ASCII_FOLD = {
+    code: (chr(code).lower() if chr(code).isalnum() or chr(code) == "'" else " ")
+    for code in range(128)
+}
 
 
-_UNICODE_WORD = re.compile(f"{_ALNUM}+(?:'{_ALNUM}+)*")
+class _MarkTable(dict[str, bool]):
+    """character -> whether it is a combining mark (category M), read from `unicodedata` once."""
+
+    def __missing__(self, char: str) -> bool:
+        mark = unicodedata.category(char)[0] == "M"
+        if len(self) < MARK_CACHE_SIZE:
+            self[char] = mark
+        return mark
 
 
-@cache
-def _in_mark_blocks() -> re.Pattern[str]:
-    """Any character in the mark blocks (compiled on the first non-ASCII text, ~1 ms).
+_IS_MARK = _MarkTable()
 
-    Text with none has no mark to keep: the plain pattern reads it exactly as
-    the mark-aware one would, without building that one.
+# Word patterns for non-ASCII text, by the marks the text holds (see `_word_pattern`).
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+_ALNUM = r"[^\W_]"  # a letter or digit: what `str.isalnum` says, character by character
+
+
+def _word_pattern(marks: str) -> re.Pattern[str]:
+    """Letters and digits, `'` between two of them, and `marks` continuing a word.
+
+    Only the marks the text actually holds go in the class: a class of every
+    mark Unicode has costs `re` about a millisecond to compile, in every
+    process, while a text's few marks (or none) cost a fraction of that.
     """
-    ranges = (f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in _MARK_BLOCKS)
-    return re.compile("[" + "".join(ranges) + "]")
+    pattern = _PATTERNS.get(marks)
+    if pattern is None:
+        import re  # only non-ASCII text needs it, and most of the hook's prompts are not
+
+        unit = f"(?:{_ALNUM}|[{re.escape(marks)}])" if marks else _ALNUM
+        pattern = re.compile(f"{_ALNUM}{unit}*(?:'{_ALNUM}{unit}*)*")
+        if len(_PATTERNS) >= WORD_PATTERNS_KEPT:
+            _PATTERNS.clear()
+        _PATTERNS[marks] = pattern
+    return pattern
 
 
-@cache
-def _unicode_word_with_marks() -> re.Pattern[str]:
-    """The word pattern for non-ASCII text: letters and digits, marks continuing a word."""
-    ranges: list[str] = []
-    for low, high in _MARK_BLOCKS:
-        start: int | None = None
-        for point in range(low, high + 2):
-            mark = point <= high and unicodedata.category(chr(point)).startswith("M")
-            if mark and start is None:
-                start = point
-            elif not mark and start is not None:
-                end = point - 1
-                ranges.append(
-                    re.escape(chr(start)) + ("-" + re.escape(chr(end)) if end > start else "")
-                )
-                start = None
-    unit = f"(?:{_ALNUM}|[{''.join(ranges)}])"
-    return re.compile(f"{_ALNUM}{unit}*(?:'{_ALNUM}{unit}*)*")
+def _marks_in(normal: str) -> str:
+    """The combining marks `normal` holds, each once, in code point order."""
+    try:
+        normal.encode("latin-1")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return ""  # every mark lies above U+02FF, beyond Latin-1
+    # Marks lie above U+02FF and none is a letter or digit: those need no look-up.
+    is_mark = _IS_MARK
+    found = [c for c in set(normal) if c > "\u02ff" and not c.isalnum() and is_mark[c]]
+    return "".join(sorted(found))
+
+
+def _split_words(folded: str) -> list[str]:
+    """The words of text that holds only word characters, `'` and whitespace."""
+    found = folded.split()
+    if "'" not in folded:
+        return found
+    words: list[str] = []
+    for token in found:
+        if "'" not in token:
+            words.append(token)
+            continue
+        # `'` joins two runs of letters and digits; at either end, or doubled, it separates.
+        joined: list[str] = []
+        for part in token.split("'"):
+            if part:
+                joined.append(part)
+            elif joined:
+                words.append("'".join(joined))
+                joined = []
+        if joined:
+            words.append("'".join(joined))
+    return words
 
 
 def _normal(text: str) -> str:
@@ -142,11 +181,11 @@ def _nfkc(text: str) -> str:
 def words(text: str) -> list[str]:
     """The lower-cased words of `text`, in order, before stemming."""
     if text.isascii():
-        return _ASCII_WORD.findall(text.lower())
+        return _split_words(text.translate(_ASCII_FOLD))
     normal = _normal(text)
-    if _in_mark_blocks().search(normal):
-        return _unicode_word_with_marks().findall(normal)
-    return _UNICODE_WORD.findall(normal)
+    if normal.isascii():  # NFKC made it plain (full-width letters, ligatures)
+        return _split_words(normal.translate(_ASCII_FOLD))
+    return _word_pattern(_marks_in(normal)).findall(normal)
 
 
 def stems(word_list: Iterable[str]) -> list[str]:

@@ -5,7 +5,9 @@ The flow is the layout: `schema` (one layer's bytes -> a validated `Layer`)
 notes and problems as values) -> `match` (which domains a prompt brings back)
 -> `render` (full or short blocks, the one fence, the byte budget).
 
-Imports no CLI framework: the prompt hook loads this on every prompt.
+Imports no CLI framework, and no msgspec, typing, dataclasses, pathlib or
+subprocess either: the prompt hook loads this on every prompt
+(`tests/recall/test_lean_imports.py`).
 """
 
 from abcd.rules.loader import (

@@ -24,25 +24,36 @@ problem naming its file while the other layer still loads.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Final, Literal
-
-import msgspec
+import json
+import os
 
 from abcd.constants import RULES_MAX_BYTES
 from abcd.errors import AbcdError, StorageError
+from abcd.recall import Record
 from abcd.repo import PROJECT_RULES_REL, find_repo
-from abcd.rules.schema import Layer, LayerKind, State, Word, parse_layer
+from abcd.rules.schema import Layer, parse_layer
 from abcd.trust.guarded import Home, locate_home, read_repo_file, shown
+
+# The prompt hook loads the rules on every prompt: slotted `Record`s and
+# plain strings for paths (no msgspec, typing or pathlib to import).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Final, Literal
+
+    from abcd.rules.schema import LayerKind, State, Word
 
 MACHINE_RULES_REL: Final = "rules.json"
 # The heading's words for a domain a layer overrides: whose words these are.
 _OVERRIDE_WHO: Final = {"machine": "user", "repo": "repo"}
+_set = object.__setattr__  # a `Record` is read-only once built; its constructor sets each field
 
 
-class Domain(msgspec.Struct, frozen=True):
+class Domain(Record):
     """A merged rule domain that can render: it holds at least one rule."""
+
+    __slots__ = ("aliases", "files", "name", "override", "recall", "rules", "source", "state")
+    __match_args__ = ("name", "state", "recall", "aliases", "rules", "source", "override", "files")
 
     name: str
     state: State
@@ -50,8 +61,28 @@ class Domain(msgspec.Struct, frozen=True):
     aliases: tuple[Word, ...]
     rules: tuple[str, ...]
     source: LayerKind
-    override: LayerKind | None = None
-    files: tuple[str, ...] = ()
+    override: LayerKind | None
+    files: tuple[str, ...]
+
+    def __init__(
+        self,
+        name: str,
+        state: State,
+        recall: tuple[Word, ...],
+        aliases: tuple[Word, ...],
+        rules: tuple[str, ...],
+        source: LayerKind,
+        override: LayerKind | None = None,
+        files: tuple[str, ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "state", state)
+        _set(self, "recall", recall)
+        _set(self, "aliases", aliases)
+        _set(self, "rules", rules)
+        _set(self, "source", source)
+        _set(self, "override", override)
+        _set(self, "files", files)
 
     @property
     def words(self) -> tuple[Word, ...]:
@@ -78,25 +109,55 @@ class Domain(msgspec.Struct, frozen=True):
             list(self.rules),
             self.label,
         ]
-        return hashlib.sha256(msgspec.json.encode(content)).hexdigest()
+        # Compact JSON, UTF-8 unescaped: the same bytes msgspec's encoder gave, so
+        # a ledger written before this reader still matches.
+        encoded = json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return hashlib.sha256(encoded).hexdigest()
 
 
-class LayerStatus(msgspec.Struct, frozen=True):
+class LayerStatus(Record):
     """Which file a layer is and what became of it."""
+
+    __slots__ = ("kind", "shown", "status")
+    __match_args__ = ("kind", "shown", "status")
 
     kind: LayerKind
     shown: str
     status: Literal["absent", "read", "refused"]
 
+    def __init__(
+        self, kind: LayerKind, shown: str, status: Literal["absent", "read", "refused"]
+    ) -> None:
+        _set(self, "kind", kind)
+        _set(self, "shown", shown)
+        _set(self, "status", status)
 
-class RuleSet(msgspec.Struct, frozen=True):
+
+class RuleSet(Record):
     """The merged rules, the kill switch, and everything said about them, as values."""
 
-    domains: tuple[Domain, ...] = ()
-    disabled_by: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-    problems: tuple[AbcdError, ...] = ()
-    layers: tuple[LayerStatus, ...] = ()
+    __slots__ = ("disabled_by", "domains", "layers", "notes", "problems")
+    __match_args__ = ("domains", "disabled_by", "notes", "problems", "layers")
+
+    domains: tuple[Domain, ...]
+    disabled_by: tuple[str, ...]
+    notes: tuple[str, ...]
+    problems: tuple[AbcdError, ...]
+    layers: tuple[LayerStatus, ...]
+
+    def __init__(
+        self,
+        domains: tuple[Domain, ...] = (),
+        disabled_by: tuple[str, ...] = (),
+        notes: tuple[str, ...] = (),
+        problems: tuple[AbcdError, ...] = (),
+        layers: tuple[LayerStatus, ...] = (),
+    ) -> None:
+        _set(self, "domains", domains)
+        _set(self, "disabled_by", disabled_by)
+        _set(self, "notes", notes)
+        _set(self, "problems", problems)
+        _set(self, "layers", layers)
 
     @property
     def disabled(self) -> bool:
@@ -107,14 +168,19 @@ class RuleSet(msgspec.Struct, frozen=True):
         return next((d for d in self.domains if d.name == name), None)
 
 
-class _Merging(msgspec.Struct):
-    source: LayerKind
-    override: LayerKind | None = None
-    files: list[str] = msgspec.field(default_factory=list)
-    state: State = "active"
-    recall: tuple[Word, ...] = ()
-    aliases: tuple[Word, ...] = ()
-    rules: tuple[str, ...] = ()
+class _Merging:
+    """One domain while the layers merge into it (mutable, private to `merge`)."""
+
+    __slots__ = ("aliases", "files", "override", "recall", "rules", "source", "state")
+
+    def __init__(self, source: LayerKind) -> None:
+        self.source = source
+        self.override: LayerKind | None = None
+        self.files: list[str] = []
+        self.state: State = "active"
+        self.recall: tuple[Word, ...] = ()
+        self.aliases: tuple[Word, ...] = ()
+        self.rules: tuple[str, ...] = ()
 
 
 def merge(layers: Sequence[Layer]) -> tuple[tuple[Domain, ...], tuple[str, ...]]:
@@ -128,7 +194,7 @@ def merge(layers: Sequence[Layer]) -> tuple[tuple[Domain, ...], tuple[str, ...]]
         for named in layer.domains:
             entry = merging.get(named.name)
             if entry is None:
-                entry = merging[named.name] = _Merging(source=layer.kind)
+                entry = merging[named.name] = _Merging(layer.kind)
             else:
                 entry.override = layer.kind
             entry.files.append(layer.shown)
@@ -167,14 +233,21 @@ def merge(layers: Sequence[Layer]) -> tuple[tuple[Domain, ...], tuple[str, ...]]
     return tuple(domains), tuple(notes)
 
 
-class _Read(msgspec.Struct, frozen=True):
-    layer: Layer | None
-    status: LayerStatus
-    problem: AbcdError | None = None
+class _Read:
+    """One layer's read: the layer (if any), its status, and the problem that refused it."""
+
+    __slots__ = ("layer", "problem", "status")
+
+    def __init__(
+        self, layer: Layer | None, status: LayerStatus, problem: AbcdError | None = None
+    ) -> None:
+        self.layer = layer
+        self.status = status
+        self.problem = problem
 
 
-def _read_machine(home: Home | None, home_path: Path) -> _Read:
-    name = shown(home_path / MACHINE_RULES_REL)
+def _read_machine(home: Home | None, home_path: str) -> _Read:
+    name = shown(os.path.join(home_path, MACHINE_RULES_REL))
     if home is None:
         return _Read(None, LayerStatus("machine", name, "absent"))
     try:
@@ -185,8 +258,8 @@ def _read_machine(home: Home | None, home_path: Path) -> _Read:
     return _Read(layer, LayerStatus("machine", name, "absent" if layer is None else "read"))
 
 
-def _read_repo(repo_top: Path) -> _Read:
-    path = repo_top / PROJECT_RULES_REL
+def _read_repo(repo_top: str) -> _Read:
+    path = os.path.join(repo_top, PROJECT_RULES_REL)
     name = shown(path)
     try:
         try:
@@ -211,26 +284,35 @@ def _assemble(reads: Sequence[_Read]) -> RuleSet:
     )
 
 
-def load(home: Home | None, repo_top: Path | None, home_path: Path | None = None) -> RuleSet:
+def load(
+    home: Home | None,
+    repo_top: str | os.PathLike[str] | None,
+    home_path: str | os.PathLike[str] | None = None,
+) -> RuleSet:
     """Both layers through an open home (`None`: absent) and a repository top (`None`: outside one).
 
     `home_path` names the machine file when the home is absent (default: where it would be).
     """
-    reads = [_read_machine(home, Path(home.path) if home is not None else Path(home_path or locate_home()))]
+    machine = home.path if home is not None else None
+    if machine is None:
+        machine = os.fspath(home_path) if home_path else locate_home()
+    reads = [_read_machine(home, machine)]
     if repo_top is not None:
-        reads.append(_read_repo(repo_top))
+        reads.append(_read_repo(os.fspath(repo_top)))
     return _assemble(reads)
 
 
-def load_here(start: Path | str | None = None) -> RuleSet:
+def load_here(start: str | os.PathLike[str] | None = None) -> RuleSet:
     """Open the home, find the repository holding `start` (default: here), load both layers."""
     repo = find_repo(start)
     repo_top = repo.top if repo is not None else None
-    home_path = Path(locate_home())
+    home_path = locate_home()
     try:
         home = Home.open(home_path)
     except AbcdError as err:
-        status = LayerStatus("machine", shown(home_path / MACHINE_RULES_REL), "refused")
+        status = LayerStatus(
+            "machine", shown(os.path.join(home_path, MACHINE_RULES_REL)), "refused"
+        )
         reads = [_Read(None, status, err)]
         if repo_top is not None:
             reads.append(_read_repo(repo_top))

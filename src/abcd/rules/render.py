@@ -22,29 +22,85 @@ Invariant: rendering is pure and deterministic; a kept block is never cut.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from abcd.recall import Record
 
-import msgspec
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-from abcd.rules.loader import Domain
+    from abcd.rules.loader import Domain
 
-_TILDES = re.compile(r"~+")
-# A line that markdown would read as structure rather than as a list item's text.
-_STRUCTURE = re.compile(
-    r"\s*(?:#{1,6}(?:\s|$)|>|[-*+](?:\s|$)|([-*_])\s*\1\s*\1|\d{1,9}[.)](?:\s|$)|```|~~~|<|\|)"
-)
+# Read by hand rather than by pattern: the hook renders on every prompt that
+# matched, and compiling the patterns cost it more than reading the lines.
+# A line opening with one of these is structure whatever follows: a quote, a
+# fence, HTML or a table.
+_OPENERS = (">", "```", "~~~", "<", "|")
+
+
+def _longest_tilde_run(text: str) -> int:
+    """The length of the longest run of `~` in `text`, by substring search (in C), never
+    character by character: a run of length k holds every shorter one, so double, then halve."""
+    if "~" not in text:
+        return 0
+    present = 1
+    while "~" * (present * 2) in text:
+        present *= 2
+    absent = present * 2
+    while absent - present > 1:
+        middle = (present + absent) // 2
+        if "~" * middle in text:
+            present = middle
+        else:
+            absent = middle
+    return present
 
 
 def fence(text: str) -> str:
     """`text` inside a tilde fence longer than any run of tildes in it (at least three)."""
-    longest = max((len(run) for run in _TILDES.findall(text)), default=0)
-    bar = "~" * max(3, longest + 1)
+    bar = "~" * max(3, _longest_tilde_run(text) + 1)
     return f"{bar}\n{text.rstrip(chr(10))}\n{bar}"
 
 
+def _ends_marker(line: str, at: int) -> bool:
+    """Whether a marker ending at `at` is followed by whitespace or the line's end."""
+    return at == len(line) or line[at].isspace()
+
+
+def _is_structure(rule: str) -> bool:
+    """Whether markdown would read the line as structure rather than as a list item's text.
+
+    After any leading whitespace: a heading (`#` to `######`, then a space or
+    the end), a quote, a list item (`-`, `*` or `+`, then a space or the end),
+    a thematic break (three of `-`, `*` or `_`, spaces between allowed), a
+    numbered item (one to nine digits, `.` or `)`, then a space or the end), a
+    fence, HTML or a table.
+    """
+    line = rule.lstrip()
+    if not line:
+        return False
+    if line.startswith(_OPENERS):
+        return True
+    first = line[0]
+    if first == "#":
+        hashes = len(line) - len(line.lstrip("#"))
+        return hashes <= 6 and _ends_marker(line, hashes)
+    if first in "-*+" and _ends_marker(line, 1):
+        return True
+    if first in "-*_":
+        rest = line[1:].lstrip()
+        return rest[:1] == first and rest[1:].lstrip()[:1] == first
+    digits = 0
+    while digits < 10 and digits < len(line) and line[digits].isdecimal():
+        digits += 1
+    return (
+        1 <= digits <= 9
+        and line[digits : digits + 1] in (".", ")")
+        and _ends_marker(line, digits + 1)
+    )
+
+
 def _is_plain(rule: str) -> bool:
-    return len(rule.splitlines()) == 1 and not _STRUCTURE.match(rule)
+    return len(rule.splitlines()) == 1 and not _is_structure(rule)
 
 
 def render_rule(rule: str) -> str:
@@ -71,13 +127,24 @@ def render_domain(domain: Domain, *, short: bool = False) -> str:
     return "\n".join([heading(domain), render_rule(domain.rules[0]), pointer]) + "\n"
 
 
-class Fitted(msgspec.Struct, frozen=True):
+class Fitted(Record):
     """What a budget let through: the text, the names kept and left out, the bytes used."""
+
+    __slots__ = ("kept", "left_out", "text", "used")
+    __match_args__ = ("text", "kept", "left_out", "used")
 
     text: str
     kept: tuple[str, ...]
     left_out: tuple[str, ...]
     used: int
+
+    def __init__(
+        self, text: str, kept: tuple[str, ...], left_out: tuple[str, ...], used: int
+    ) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "kept", kept)
+        object.__setattr__(self, "left_out", left_out)
+        object.__setattr__(self, "used", used)
 
 
 def truncated_line(left_out: int, total: int, budget: int) -> str:

@@ -20,153 +20,234 @@ file and the field, and nothing of that file is used.
 
 from __future__ import annotations
 
-import re
-from typing import Any, Final, Literal
-
-import msgspec
-from msgspec import UNSET, UnsetType
+import json
 
 from abcd.errors import CorruptFile
-from abcd.recall.terms import Term, term_of
+from abcd.recall import Record
+from abcd.recall.terms import term_of
+
+# The prompt hook loads this module on every prompt: the file is decoded by
+# the stdlib `json` the hook loads anyway and checked by hand below (no
+# msgspec, no typing), with the messages msgspec's validation gave.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal, TypeAlias
+
+    from abcd.recall.terms import Term
+
+    State: TypeAlias = Literal["active", "dormant"]
+    LayerKind: TypeAlias = Literal["machine", "repo"]
+else:
+    State = LayerKind = str
 
 # The version this reader knows. A newer file may mean things this reader
 # would get wrong, so it is refused by name rather than half-read.
 RULES_SCHEMA_VERSION: Final = 1
-# Upper-case so `*NAME` in a prompt reads as a name, and safe in a heading.
-DOMAIN_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 
-State = Literal["active", "dormant"]
-LayerKind = Literal["machine", "repo"]
-
-_TOP_FIELDS = frozenset({"schema_version", "disabled", "domains"})
-_DOMAIN_FIELDS = frozenset({"state", "recall", "aliases", "rules"})
-
-
-class _DomainSpec(msgspec.Struct, frozen=True):
-    state: State | UnsetType = UNSET
-    recall: list[str] | UnsetType = UNSET
-    aliases: list[str] | UnsetType = UNSET
-    rules: list[str] | UnsetType = UNSET
-
-
-class _RulesFile(msgspec.Struct, frozen=True):
-    schema_version: int = RULES_SCHEMA_VERSION
-    disabled: bool = False
-    domains: dict[str, Any] = {}
+_STATES = ("active", "dormant")
+_WORD_FIELDS = ("recall", "aliases", "rules")
+# A value's type as a JSON document names it, for "expected `str`, got `int`".
+_JSON_TYPES = {
+    str: "str",
+    int: "int",
+    float: "float",
+    bool: "bool",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+_set = object.__setattr__  # a `Record` is read-only once built; its constructor sets each field
 
 
-class Word(msgspec.Struct, frozen=True):
+def is_domain_name(name: str) -> bool:
+    """`[A-Z][A-Z0-9_]*`: upper case, so `*NAME` in a prompt reads as a name, and safe in a heading."""
+    return (
+        name.isascii()
+        and name[:1].isalpha()
+        and name.replace("_", "").isalnum()
+        and name == name.upper()
+    )
+
+
+class Word(Record):
     """A recall word or alias as its author wrote it, and the term it stands for."""
+
+    __slots__ = ("term", "text")
+    __match_args__ = ("text", "term")
 
     text: str
     term: Term
 
+    def __init__(self, text: str, term: Term) -> None:
+        _set(self, "text", text)
+        _set(self, "term", term)
 
-class DomainLayer(msgspec.Struct, frozen=True):
+
+class DomainLayer(Record):
     """What one layer says about one domain; `None` is a field the layer leaves to the one below."""
 
+    __slots__ = ("aliases", "name", "recall", "rules", "state")
+    __match_args__ = ("name", "state", "recall", "aliases", "rules")
+
     name: str
-    state: State | None = None
-    recall: tuple[Word, ...] | None = None
-    aliases: tuple[Word, ...] | None = None
-    rules: tuple[str, ...] | None = None
+    state: State | None
+    recall: tuple[Word, ...] | None
+    aliases: tuple[Word, ...] | None
+    rules: tuple[str, ...] | None
+
+    def __init__(
+        self,
+        name: str,
+        state: State | None = None,
+        recall: tuple[Word, ...] | None = None,
+        aliases: tuple[Word, ...] | None = None,
+        rules: tuple[str, ...] | None = None,
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "state", state)
+        _set(self, "recall", recall)
+        _set(self, "aliases", aliases)
+        _set(self, "rules", rules)
 
 
-class Layer(msgspec.Struct, frozen=True):
+class Layer(Record):
     """One `rules.json`, validated: which layer, the file in `~/` form, and what it says."""
+
+    __slots__ = ("disabled", "domains", "kind", "notes", "shown")
+    __match_args__ = ("kind", "shown", "disabled", "domains", "notes")
 
     kind: LayerKind
     shown: str
-    disabled: bool = False
-    domains: tuple[DomainLayer, ...] = ()
-    notes: tuple[str, ...] = ()
+    disabled: bool
+    domains: tuple[DomainLayer, ...]
+    notes: tuple[str, ...]
+
+    def __init__(
+        self,
+        kind: LayerKind,
+        shown: str,
+        disabled: bool = False,
+        domains: tuple[DomainLayer, ...] = (),
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        _set(self, "kind", kind)
+        _set(self, "shown", shown)
+        _set(self, "disabled", disabled)
+        _set(self, "domains", domains)
+        _set(self, "notes", notes)
 
 
-def _refusal(shown: str, err: msgspec.ValidationError, prefix: str = "") -> CorruptFile:
-    """msgspec's "Expected `str`, got `int` - at `$.rules[0]`" as "rules[0]: expected ..."."""
-    message, _, where = str(err).partition(" - at `$")
-    path = prefix + where.rstrip("`").lstrip(".")
-    reason = message[:1].lower() + message[1:]
-    return CorruptFile(shown, f"{path}: {reason}" if path else reason)
+def _not_finite(text: str) -> float:
+    raise ValueError(f"{text} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if number - number != 0.0:  # inf - inf is nan; a finite number minus itself is 0
+        raise ValueError(f"number out of range: {text}")
+    return number
+
+
+def _decode(data: bytes, shown: str) -> object:
+    """The JSON value of `data`: strict UTF-8, no NaN or infinities, no lone surrogate."""
+    try:
+        text = data.decode("utf-8")
+        raw = json.loads(text, parse_constant=_not_finite, parse_float=_finite)
+        if "\\u" in text:
+            # An escaped lone surrogate decodes, but no UTF-8 can hold it: refuse it here
+            # rather than fail where a rule is rendered.
+            json.dumps(raw, ensure_ascii=False).encode("utf-8")
+    except RecursionError:
+        raise CorruptFile(shown, "not valid JSON: nested too deeply") from None
+    except ValueError as err:  # JSONDecodeError, UnicodeDecodeError/EncodeError, digit limit
+        raise CorruptFile(shown, f"not valid JSON: {err}") from err
+    return raw
+
+
+def _expected(shown: str, where: str, kind: str, value: object) -> CorruptFile:
+    return CorruptFile(
+        shown, f"{where}: expected `{kind}`, got `{_JSON_TYPES.get(type(value), 'value')}`"
+    )
 
 
 def parse_layer(data: bytes, kind: LayerKind, shown: str) -> Layer:
     """Decode and validate one layer's bytes; a `CorruptFile` naming `shown` and the field."""
-    try:
-        raw = msgspec.json.decode(data)
-    except msgspec.DecodeError as err:
-        raise CorruptFile(shown, f"not valid JSON: {err}") from err
-    if not isinstance(raw, dict):
+    raw = _decode(data, shown)
+    if type(raw) is not dict:
         raise CorruptFile(shown, "the top level must be a JSON object")
     version = raw.get("schema_version", RULES_SCHEMA_VERSION)
-    if (
-        isinstance(version, int)
-        and not isinstance(version, bool)
-        and version > RULES_SCHEMA_VERSION
-    ):
+    if type(version) is int and version > RULES_SCHEMA_VERSION:
         raise CorruptFile(
             shown,
             f"schema_version {version} is newer than this abcd reads "
             f"({RULES_SCHEMA_VERSION}); upgrade abcd to read it",
         )
-    try:
-        top = msgspec.convert(raw, _RulesFile)
-    except msgspec.ValidationError as err:
-        raise _refusal(shown, err) from err
-    if top.schema_version < 1:
-        raise CorruptFile(
-            shown, f"schema_version: {top.schema_version} is not a version abcd knows"
-        )
-    notes = [
-        f"{shown}: unknown field `{field}` ignored" for field in raw if field not in _TOP_FIELDS
-    ]
-    domains: list[DomainLayer] = []
-    for name, body in top.domains.items():
-        domains.append(_parse_domain(name, body, shown, notes))
-    return Layer(kind, shown, top.disabled, tuple(domains), tuple(notes))
+    disabled = False
+    domains: dict[str, object] = {}
+    notes: list[str] = []
+    # Field by field in the file's order, so the first bad field is the one named.
+    for field, value in raw.items():
+        if field == "schema_version":
+            if type(value) is not int:
+                raise _expected(shown, field, "int", value)
+        elif field == "disabled":
+            if type(value) is not bool:
+                raise _expected(shown, field, "bool", value)
+            disabled = value
+        elif field == "domains":
+            if type(value) is not dict:
+                raise _expected(shown, field, "object", value)
+            domains = value
+        else:
+            notes.append(f"{shown}: unknown field `{field}` ignored")
+    if version < 1:
+        raise CorruptFile(shown, f"schema_version: {version} is not a version abcd knows")
+    parsed = tuple([_parse_domain(name, body, shown, notes) for name, body in domains.items()])
+    return Layer(kind, shown, disabled, parsed, tuple(notes))
 
 
-def _parse_domain(name: str, body: Any, shown: str, notes: list[str]) -> DomainLayer:
+def _parse_domain(name: str, body: object, shown: str, notes: list[str]) -> DomainLayer:
     where = f"domains.{name}"
-    if not DOMAIN_NAME.fullmatch(name):
+    if not is_domain_name(name):
         raise CorruptFile(
             shown,
             f"domains: `{name}` is not a domain name "
             "(capital letters, digits and `_`, starting with a letter)",
         )
-    if not isinstance(body, dict):
-        raise CorruptFile(shown, f"{where}: expected `object`, got `{_json_type(body)}`")
-    try:
-        spec = msgspec.convert(body, _DomainSpec)
-    except msgspec.ValidationError as err:
-        raise _refusal(shown, err, prefix=f"{where}.") from err
-    notes.extend(
-        f"{shown}: unknown field `{field}` in domain {name} ignored"
-        for field in body
-        if field not in _DOMAIN_FIELDS
-    )
+    if type(body) is not dict:
+        raise _expected(shown, where, "object", body)
+    state: State | None = None
+    lists: dict[str, list[str]] = {}
+    unknown: list[str] = []
+    for field, value in body.items():
+        if field == "state":
+            if type(value) is not str:
+                raise _expected(shown, f"{where}.state", "str", value)
+            if value not in _STATES:
+                raise CorruptFile(shown, f"{where}.state: invalid enum value {value!r}")
+            state = "active" if value == "active" else "dormant"
+        elif field in _WORD_FIELDS:
+            if type(value) is not list:
+                raise _expected(shown, f"{where}.{field}", "array", value)
+            for at, item in enumerate(value):
+                if type(item) is not str:
+                    raise _expected(shown, f"{where}.{field}[{at}]", "str", item)
+            lists[field] = value
+        else:
+            unknown.append(f"{shown}: unknown field `{field}` in domain {name} ignored")
+    notes.extend(unknown)
     recall = aliases = None
-    if not isinstance(spec.recall, UnsetType):
-        recall = _words(spec.recall, f"{where}.recall", shown, phrase=False)
-    if not isinstance(spec.aliases, UnsetType):
-        aliases = _words(spec.aliases, f"{where}.aliases", shown, phrase=True)
+    if "recall" in lists:
+        recall = _words(lists["recall"], f"{where}.recall", shown, phrase=False)
+    if "aliases" in lists:
+        aliases = _words(lists["aliases"], f"{where}.aliases", shown, phrase=True)
     rules = None
-    if not isinstance(spec.rules, UnsetType):
-        for at, rule in enumerate(spec.rules):
+    if "rules" in lists:
+        for at, rule in enumerate(lists["rules"]):
             if not rule.strip():
                 raise CorruptFile(shown, f"{where}.rules[{at}]: a rule is empty")
-        rules = tuple(spec.rules)
-    state = None if isinstance(spec.state, UnsetType) else spec.state
+        rules = tuple(lists["rules"])
     return DomainLayer(name, state, recall, aliases, rules)
-
-
-def _json_type(value: Any) -> str:
-    """The JSON name of a decoded value's type, as msgspec's own messages say it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    return {str: "str", int: "int", float: "float", list: "array"}.get(type(value), "value")
 
 
 def _words(values: list[str], where: str, shown: str, *, phrase: bool) -> tuple[Word, ...]:
