@@ -49,3 +49,12 @@ def test_a_stale_schema_is_detected(tmp_path: Path) -> None:
         text=True,
     )
     assert result.returncode == 1 and "memory-view.schema.json is stale" in result.stderr
+
+
+def test_the_hook_paths_sha256_is_the_standard_one() -> None:
+    import hashlib
+
+    from abcd.digest import sha256_hex
+
+    for data in (b"", b"abc", bytes(range(256)) * 300):
+        assert sha256_hex(data) == hashlib.sha256(data).hexdigest()

@@ -35,7 +35,7 @@ from abcd.recall.items import (
     read_workspace_pages,
 )
 from abcd.recall.machine import IndexedNotes, read_machine_notes
-from abcd.recall.terms import Prompt, scan, term_of
+from abcd.recall.terms import Prompt, Term, scan, term_of
 from abcd.rules import load as load_rules
 from abcd.rules import match as match_rules
 from abcd.rules.render import fence, fit, render_domain
@@ -163,10 +163,13 @@ def _suppress(items: list[Item], outcome: Outcome) -> list[Item]:
     return kept
 
 
-def _hits(item: Item, prompt: Prompt) -> tuple[str, ...]:
+def _hits(item: Item, prompt: Prompt, memo: dict[str, Term | None]) -> tuple[str, ...]:
+    """The item's recall words that hit the prompt (`memo` keeps each word's term for this recall)."""
     found = []
     for word in item.recall:
-        term = term_of(word)
+        if word not in memo:
+            memo[word] = term_of(word)
+        term = memo[word]
         if term is not None and prompt.hits(term):
             found.append(word)
     return tuple(found)
@@ -294,6 +297,8 @@ def _recall(
     # Machine notes through the index: only those whose recall terms start with a prompt stem.
     narrow_ids = {i.key for i in items if i.kind == "note" and i.layer != "machine"}
     from_index: dict[str, Doc] = {}
+    known_hits: dict[str, tuple[str, ...]] = {}
+    memo: dict[str, Term | None] = {}
     if indexed is not None:
         numbers = sorted(
             {
@@ -319,6 +324,11 @@ def _recall(
             from_index[item.key] = Doc(
                 item.key, record[6], record[7], record[8], item.scope_rank, item.recency
             )
+            known_hits[item.key] = tuple(
+                word
+                for word, term in zip(record[3], record[9], strict=True)
+                if term and prompt.hits(term)
+            )
             items.append(item)
 
     reach: list[Item] = []
@@ -328,7 +338,7 @@ def _recall(
         if not item.recall:
             outcome.withheld.append((item, "no recall words"))
             continue
-        hits = _hits(item, prompt)
+        hits = known_hits[item.key] if item.key in known_hits else _hits(item, prompt, memo)
         if item.root is not None:
             tied.append((item, hits))
             continue

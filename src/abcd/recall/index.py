@@ -16,7 +16,7 @@ rest:
 - df buckets, per group: stem -> number of notes holding it (any field);
 - id buckets: note id -> note no;
 - records: per note `(id, title, body, recall, root, written_at,
-  recall_stems, title_stems, body_stems)`, and a table of their offsets.
+  recall_stems, title_stems, body_stems, recall_terms)`, and a table of their offsets.
 
 Buckets are keyed by a stem's first two characters, so a prompt reads only
 the few buckets its own stems fall in. `marshal` is the interpreter's own
@@ -30,6 +30,7 @@ import marshal
 import os
 import sys
 
+from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
 from abcd.recall import terms as _terms
 from abcd.recall.constants import WEIGHT_BODY, WEIGHT_RECALL, WEIGHT_TITLE
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 1
+FORMAT = 2
 # The index is bounded like the view it derives from, with room for the stems it adds.
 INDEX_MAX_BYTES = 256 * 1024 * 1024
 EVERYWHERE = ""  # the group of notes recalled in every repository (root null)
@@ -59,15 +60,14 @@ Record = tuple[
     tuple[str, ...],
     tuple[str, ...],
     tuple[str, ...],
+    tuple[tuple[str, ...], ...],
 ]
 
 
 def _term_rule_version() -> str:
     """A digest of the term rule's source: an index built by another term rule is never used."""
-    import hashlib
-
     with open(_terms.__file__, "rb") as source:
-        return hashlib.sha256(source.read()).hexdigest()[:16]
+        return sha256_hex(source.read())[:16]
 
 
 TERM_RULE_VERSION = _term_rule_version()
@@ -95,6 +95,7 @@ def note_record(note: Any) -> Record:
         tuple(in_recall),
         tuple(stems(words(note.title))),
         tuple(stems(words(note.body))),
+        tuple(term_of(word) or () for word in note.recall),
     )
 
 

@@ -11,18 +11,18 @@ file name; its body is the rest. Only these four places are ever opened
 (SPEC P5). A layer or page that cannot be read is returned as a problem (a
 value), never raised, so the other layers still come back.
 
-On the hook's path: imports `json`, `os`, `stat`, `hashlib` and the lean
+On the hook's path: imports `json`, `os`, `stat`, `abcd.digest` and the lean
 trust layer only.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
 
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
+from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, CorruptFile, TrustError
 from abcd.repo import PROJECT_MEMORY_REL, PROJECT_PAGES_REL
 from abcd.trust.guarded import Home, open_at, read_repo_file, shown
@@ -94,7 +94,7 @@ class Item:
     def signature(self) -> str:
         """A digest of the content and layer (not of the rendered form): the ledger's key."""
         text = "\x1f".join((self.kind, self.layer, self.title, self.body, "\x1e".join(self.recall)))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+        return sha256_hex(text.encode("utf-8"))[:32]
 
     def __repr__(self) -> str:
         return f"Item({self.key!r}, {self.layer!r})"

@@ -11,11 +11,11 @@ without the machine's notes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 
 from abcd.constants import JOURNAL_VERSION, VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION, ZERO_HASH
+from abcd.digest import sha256_hex
 from abcd.errors import CorruptFile, JournalBroken
 from abcd.journal.segments import Segments, segment_rel
 from abcd.recall.items import Item
@@ -61,7 +61,7 @@ def _stored_view(
     if checkpoint[2] == 0:
         return (notes, (1, 0, 0, ZERO_HASH)) if not notes else empty
     line = segs.line_ending_at(checkpoint[0], checkpoint[1])
-    if line is None or hashlib.sha256(line).hexdigest() != checkpoint[3]:
+    if line is None or sha256_hex(line) != checkpoint[3]:
         return empty
     return notes, checkpoint
 
@@ -85,7 +85,7 @@ def _fold(
             raise JournalBroken(
                 seq + 1, "the chain is broken here; run `abcd journal verify`", where
             )
-        seq, head = seq + 1, hashlib.sha256(raw.data).hexdigest()
+        seq, head = seq + 1, sha256_hex(raw.data)
         if kind == "note.added":
             notes[data["id"]] = dict(data, written_at=line["at"])
         elif kind == "note.removed":
@@ -139,7 +139,7 @@ class IndexedNotes:
             with Segments(home) as segs:
                 segment, offset, seq, head = self.index.checkpoint
                 line = segs.line_ending_at(segment, offset) if seq else None
-                if seq and (line is None or hashlib.sha256(line).hexdigest() != head):
+                if seq and (line is None or sha256_hex(line) != head):
                     raise IndexUnusable("the index's checkpoint is not in the journal")
                 notes: dict[str, dict[str, Any]] = {}
                 before: set[str] = set()
@@ -147,7 +147,7 @@ class IndexedNotes:
                     line_doc = json.loads(raw.data)
                     if line_doc.get("seq") != seq + 1 or line_doc.get("prev") != head:
                         raise IndexUnusable("the journal after the index does not chain on")
-                    seq, head = seq + 1, hashlib.sha256(raw.data).hexdigest()
+                    seq, head = seq + 1, sha256_hex(raw.data)
                     data = line_doc["data"]
                     if line_doc["type"] == "note.added":
                         notes[data["id"]] = dict(data, written_at=line_doc["at"])

@@ -23,11 +23,11 @@ problem naming its file while the other layer still loads.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 
 from abcd.constants import RULES_MAX_BYTES
+from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, StorageError
 from abcd.recall import Record
 from abcd.repo import PROJECT_RULES_REL, find_repo
@@ -112,7 +112,7 @@ class Domain(Record):
         # Compact JSON, UTF-8 unescaped: the same bytes msgspec's encoder gave, so
         # a ledger written before this reader still matches.
         encoded = json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return hashlib.sha256(encoded).hexdigest()
+        return sha256_hex(encoded)
 
 
 class LayerStatus(Record):

@@ -8,11 +8,11 @@ The stale sweep deletes whole files older than a fixed age.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 
 from abcd.clock import now_rfc3339
+from abcd.digest import sha256_hex
 from abcd.errors import StorageError
 from abcd.recall.constants import SESSION_STALE_SECONDS
 from abcd.session.events import (
@@ -35,7 +35,7 @@ _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def file_name(session_id: str) -> str:
-    return hashlib.sha256(session_id.encode("utf-8")).hexdigest() + ".jsonl"
+    return sha256_hex(session_id.encode("utf-8")) + ".jsonl"
 
 
 def read_events(home: Home, folder: str, session_id: str) -> list[SessionRecord]:
