@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 PY = sys.executable
@@ -105,7 +106,7 @@ TOPICS = [
 def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
     letters = "bcdfghjklmnprstvz"
     vowels = "aeiou"
-    words = set()
+    words: set[str] = set()
     while len(words) < size:
         words.add(
             "".join(rng.choice(letters) + rng.choice(vowels) for _ in range(rng.randint(2, 4)))
@@ -175,10 +176,11 @@ def build(root: Path, notes: int) -> tuple[Path, Path]:
     ]
     from abcd.recall.index import project_index
 
+    def plan_of(chunk: list[NoteAdded]) -> Callable[[object], list[NoteAdded]]:
+        return lambda _view: chunk
+
     for start in range(0, notes, 5000):
-        store.append(
-            lambda _v, chunk=batch[start : start + 5000]: chunk, projections=(project_index,)
-        )
+        store.append(plan_of(batch[start : start + 5000]), projections=(project_index,))
     abcd = repo / ".abcd"
     (abcd / "memory").mkdir(parents=True)
     project = [

@@ -145,8 +145,9 @@ def test_remove_drops_a_personal_note_and_the_journal_keeps_both_events(
     assert audit[1]["by"] == "person"
 
 
-def test_remove_refuses_an_unknown_id_and_a_removed_one(abcd: Run, repo: Path) -> None:
+def test_remove_refuses_an_unknown_id_and_a_removed_one(abcd: Run, repo: Path, abcd_home: Path) -> None:
     assert abcd("memory", "remove", "mem-0000000000000000").code == 1
+    assert not abcd_home.exists()  # a refusal creates nothing
     note_id = add(abcd).out.strip()
     assert abcd("memory", "remove", note_id).code == 0
     again = abcd("memory", "remove", note_id)

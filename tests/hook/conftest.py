@@ -19,16 +19,30 @@ class Host:
         self.cwd = cwd
 
     def start(self, session: str = "s1", source: str = "startup") -> None:
-        payload = {"session_id": session, "cwd": str(self.cwd), "hook_event_name": "SessionStart", "source": source}
+        payload = {
+            "session_id": session,
+            "cwd": str(self.cwd),
+            "hook_event_name": "SessionStart",
+            "source": source,
+        }
         result = self.abcd("hook", "session-start", stdin=json.dumps(payload))
         assert result.code == 0, result.err
 
     def compact(self, session: str = "s1") -> None:
-        payload = {"session_id": session, "cwd": str(self.cwd), "hook_event_name": "PreCompact", "trigger": "manual"}
+        payload = {
+            "session_id": session,
+            "cwd": str(self.cwd),
+            "hook_event_name": "PreCompact",
+            "trigger": "manual",
+        }
         assert self.abcd("hook", "pre-compact", stdin=json.dumps(payload)).code == 0
 
     def prompt(self, text: str, session: str | None = "s1", **extra: Any) -> dict[str, Any]:
-        payload: dict[str, Any] = {"cwd": str(self.cwd), "hook_event_name": "UserPromptSubmit", "prompt": text}
+        payload: dict[str, Any] = {
+            "cwd": str(self.cwd),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": text,
+        }
         if session is not None:
             payload["session_id"] = session
         payload.update(extra)
@@ -44,7 +58,9 @@ class Host:
         assert result.code == 0
         return result.out, result.err
 
-    def note(self, title: str, body: str, *recall: str, everywhere: bool = False, cwd: Path | None = None) -> str:
+    def note(
+        self, title: str, body: str, *recall: str, everywhere: bool = False, cwd: Path | None = None
+    ) -> str:
         args = ["memory", "add", "--title", title, "--by", BY]
         for word in recall:
             args += ["--recall", word]
@@ -81,7 +97,9 @@ def rules(folder: Path, domains: dict[str, Any], disabled: bool = False) -> None
 
 def project_notes(repo: Path, *notes: dict[str, Any]) -> None:
     (repo / ".abcd").mkdir(exist_ok=True)
-    (repo / ".abcd" / "memory.json").write_text(json.dumps({"schema_version": 1, "notes": list(notes)}))
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps({"schema_version": 1, "notes": list(notes)})
+    )
 
 
 def keys(envelope: dict[str, Any]) -> list[str]:

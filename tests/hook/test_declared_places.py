@@ -34,23 +34,34 @@ def test_p5_recall_opens_only_the_declared_places(
     host_memory = person / ".claude" / "projects" / "-work-project" / "memory"
     host_memory.mkdir(parents=True)
     for n in range(5):
-        (host_memory / f"ref_test_{n}.md").write_text("---\nrecall: [test]\nsummary: test test\n---\ntest\n")
+        (host_memory / f"ref_test_{n}.md").write_text(
+            "---\nrecall: [test]\nsummary: test test\n---\ntest\n"
+        )
     (person / ".claude" / "CLAUDE.md").write_text("test " * 100)
     (repo / "CLAUDE.md").write_text("test " * 100)
     host.note("The tests need the race flag", "Use -race.", "test")
-    page(repo / ".abcd" / "memory", "ref_test_matrix.md", ["test"], "Test matrix", "Linux and macOS.")
+    page(
+        repo / ".abcd" / "memory", "ref_test_matrix.md", ["test"], "Test matrix", "Linux and macOS."
+    )
     page(abcd_home / "memory", "ref_test_machine.md", ["test"], "Machine test page", "Machine.")
-    project_notes(repo, {"id": "mem-2611010000001234", "title": "Test from main", "body": "b", "recall": ["test"]})
+    project_notes(
+        repo,
+        {"id": "mem-2611010000001234", "title": "Test from main", "body": "b", "recall": ["test"]},
+    )
     rules(repo / ".abcd", {"TESTING": {"recall": ["test"], "rules": ["Run with -race."]}})
     rules(abcd_home, {"STYLE": {"recall": ["style"], "rules": ["Short lines."]}})
     the_transcript = transcript(tmp_path, FRESH)
     host.start()
-    assert abcd.recall.engine and abcd.session.fill and abcd.session.brackets  # imported before recording
+    assert (
+        abcd.recall.engine and abcd.session.fill and abcd.session.brackets
+    )  # imported before recording
 
     opened: list[str] = []
     real_open, real_builtin_open = os.open, builtins.open
 
-    def recording_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+    def recording_open(
+        path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None
+    ) -> int:
         opened.append(_where(path, dir_fd))
         return real_open(path, flags, mode, dir_fd=dir_fd)
 
@@ -61,14 +72,26 @@ def test_p5_recall_opens_only_the_declared_places(
 
     monkeypatch.setattr(os, "open", recording_open)
     monkeypatch.setattr(builtins, "open", recording_builtin_open)
-    payload = {"session_id": "s1", "cwd": str(repo), "prompt": "run the test suite", "transcript_path": the_transcript}
+    payload = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "prompt": "run the test suite",
+        "transcript_path": the_transcript,
+    }
     out, err = io.StringIO(), io.StringIO()
-    assert hook.main(["prompt-router", "--json"], io.BytesIO(json.dumps(payload).encode()), out, err) == 0
+    assert (
+        hook.main(["prompt-router", "--json"], io.BytesIO(json.dumps(payload).encode()), out, err)
+        == 0
+    )
     monkeypatch.undo()
 
     recalled = {r["key"] for r in json.loads(out.getvalue())["recalled"]}
-    assert recalled == {"mem-2611010000001234", "page:ref_test_matrix.md", "page:ref_test_machine.md",
-                        *(k for k in recalled if k.startswith("mem-26112"))}
+    assert recalled == {
+        "mem-2611010000001234",
+        "page:ref_test_matrix.md",
+        "page:ref_test_machine.md",
+        *(k for k in recalled if k.startswith("mem-26112")),
+    }
     home, top = os.path.realpath(abcd_home), os.path.realpath(repo)
     declared = [
         home,
@@ -85,7 +108,9 @@ def test_p5_recall_opens_only_the_declared_places(
     ]
     assert opened, "the seam recorded nothing"
     for path in opened:
-        assert any(path == d or path.startswith(d + "/") for d in declared), f"opened an undeclared place: {path}"
+        assert any(path == d or path.startswith(d + "/") for d in declared), (
+            f"opened an undeclared place: {path}"
+        )
     assert not [p for p in opened if "/.claude" in p or p.endswith("CLAUDE.md")]
     assert any(p.startswith(f"{home}/journal/") for p in opened)
     assert any(p.startswith(f"{top}/.abcd/memory/") for p in opened)

@@ -43,24 +43,50 @@ def test_index_and_fold_agree_on_every_score(repo: Path, abcd_home: Path, seed: 
 
     def note(n: int) -> NoteAdded:
         return NoteAdded(
-            id=f"mem-{n:016d}", title=" ".join(rng.sample(WORDS, 3)), body=" ".join(rng.choices(WORDS, k=12)),
-            recall=tuple(rng.sample(WORDS, 2)), root=rng.choice([None, root, "e" * 40]), origin="agent",
-            written_by="Claude:claude-opus-4-8", session=None,
+            id=f"mem-{n:016d}",
+            title=" ".join(rng.sample(WORDS, 3)),
+            body=" ".join(rng.choices(WORDS, k=12)),
+            recall=tuple(rng.sample(WORDS, 2)),
+            root=rng.choice([None, root, "e" * 40]),
+            origin="agent",
+            written_by="Claude:claude-opus-4-8",
+            session=None,
         )
 
     events: list[Event] = [note(n) for n in range(40)]
     store.append(lambda _v: events, projections=(project_index,))
     # Lag the index behind the journal: more adds and some removals it has not seen.
     late: list[Event] = [note(n) for n in range(40, 46)]
-    late += [NoteRemoved(id=f"mem-{n:016d}", removed_by="person", session=None) for n in rng.sample(range(46), 5)]
+    late += [
+        NoteRemoved(id=f"mem-{n:016d}", removed_by="person", session=None)
+        for n in rng.sample(range(46), 5)
+    ]
     store.append(lambda _v: late)
     # A promoted copy suppresses its machine twin.
     twin = f"mem-{3:016d}"
     (repo / ".abcd").mkdir()
-    (repo / ".abcd" / "memory.json").write_text(json.dumps({"schema_version": 1, "notes": [
-        {"id": twin, "title": "promoted", "body": "deploy release", "recall": ["deploy", "release"]}]}))
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "notes": [
+                    {
+                        "id": twin,
+                        "title": "promoted",
+                        "body": "deploy release",
+                        "recall": ["deploy", "release"],
+                    }
+                ],
+            }
+        )
+    )
     assert (abcd_home / INDEX_FILE).exists()
-    for prompt in ("deploy the release", "flaky test suite timeout", "auth login token", "lint docs cache race"):
+    for prompt in (
+        "deploy the release",
+        "flaky test suite timeout",
+        "auth login token",
+        "lint docs cache race",
+    ):
         fast, slow = _both(repo, prompt)
         assert _scores(fast) == _scores(slow), prompt
         assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
@@ -69,10 +95,24 @@ def test_index_and_fold_agree_on_every_score(repo: Path, abcd_home: Path, seed: 
 def test_an_index_from_another_term_rule_is_not_used(repo: Path, abcd_home: Path) -> None:
     from tests.conftest import BY
 
-    store.append(lambda _v: [NoteAdded(id="mem-0000000000000001", title="t", body="b", recall=("deploy",),
-                                        root=None, origin="agent", written_by=BY, session=None)],
-                 projections=(project_index,))
+    store.append(
+        lambda _v: [
+            NoteAdded(
+                id="mem-0000000000000001",
+                title="t",
+                body="b",
+                recall=("deploy",),
+                root=None,
+                origin="agent",
+                written_by=BY,
+                session=None,
+            )
+        ],
+        projections=(project_index,),
+    )
     data = (abcd_home / INDEX_FILE).read_bytes()
     (abcd_home / INDEX_FILE).write_bytes(data.replace(b"ABCDIDX1", b"ABCDIDX0", 1))
     fast, slow = _both(repo, "deploy")
-    assert _scores(fast) == _scores(slow) and [k for k, _ in _scores(fast)] == ["mem-0000000000000001"]
+    assert _scores(fast) == _scores(slow) and [k for k, _ in _scores(fast)] == [
+        "mem-0000000000000001"
+    ]

@@ -12,28 +12,51 @@ from .conftest import Host, keys, page, project_notes, rules
 from .transcript import DEPLETED, FRESH, MODERATE, transcript
 
 
-def test_n1_a_note_written_unasked_comes_back_next_session_on_a_prompt_about_tests(host: Host, tmp_path: Path) -> None:
-    note = host.note("The tests need the race flag", "Run go test -race ./... first.", "test", "race")
+def test_n1_a_note_written_unasked_comes_back_next_session_on_a_prompt_about_tests(
+    host: Host, tmp_path: Path
+) -> None:
+    note = host.note(
+        "The tests need the race flag", "Run go test -race ./... first.", "test", "race"
+    )
     host.start("next-session")
-    env = host.prompt("how do I run the tests", "next-session", transcript_path=transcript(tmp_path, FRESH))
+    env = host.prompt(
+        "how do I run the tests", "next-session", transcript_path=transcript(tmp_path, FRESH)
+    )
     assert keys(env) == [note]
     assert f"### {note} (personal note, agent-written): The tests need the race flag" in env["text"]
     assert "Run go test -race ./... first." in env["text"]
     assert env["recalled"][0]["form"] == "full"
 
 
-def test_n2_a_matching_note_and_page_come_back_together_in_one_block(host: Host, repo: Path, tmp_path: Path) -> None:
+def test_n2_a_matching_note_and_page_come_back_together_in_one_block(
+    host: Host, repo: Path, tmp_path: Path
+) -> None:
     note = host.note("Auth tests need a clock", "Freeze the clock in auth tests.", "auth")
-    page(repo / ".abcd" / "memory", "ref_auth_tokens.md", ["auth", "login"], "How sign-in tokens are issued", "Tokens rotate.")
+    page(
+        repo / ".abcd" / "memory",
+        "ref_auth_tokens.md",
+        ["auth", "login"],
+        "How sign-in tokens are issued",
+        "Tokens rotate.",
+    )
     env = host.prompt("fix the auth bug", transcript_path=transcript(tmp_path, FRESH))
     assert sorted(keys(env)) == sorted([note, "page:ref_auth_tokens.md"])
     assert env["text"].count("## MEMORY") == 1
 
 
-def test_n5_personal_and_promoted_notes_both_come_back_labelled_by_layer(host: Host, repo: Path) -> None:
+def test_n5_personal_and_promoted_notes_both_come_back_labelled_by_layer(
+    host: Host, repo: Path
+) -> None:
     mine = host.note("Deploys need a tag", "Tag before deploying.", "deploy")
-    project_notes(repo, {"id": "mem-2611010000001234", "title": "Deploy from main only", "body": "Only main.",
-                         "recall": ["deploy"]})
+    project_notes(
+        repo,
+        {
+            "id": "mem-2611010000001234",
+            "title": "Deploy from main only",
+            "body": "Only main.",
+            "recall": ["deploy"],
+        },
+    )
     env = host.prompt("deploy the service")
     layers = {r["key"]: r["layer"] for r in env["recalled"]}
     assert layers == {mine: "machine", "mem-2611010000001234": "project"}
@@ -42,11 +65,17 @@ def test_n5_personal_and_promoted_notes_both_come_back_labelled_by_layer(host: H
     assert "(project)" in env["stderr"] and "(machine)" in env["stderr"]
 
 
-def test_p1_a_page_with_auth_recall_comes_back_on_auth_and_no_other_page(host: Host, repo: Path) -> None:
+def test_p1_a_page_with_auth_recall_comes_back_on_auth_and_no_other_page(
+    host: Host, repo: Path
+) -> None:
     pages = repo / ".abcd" / "memory"
     page(pages, "ref_auth_tokens.md", ["auth", "login"], "Sign-in tokens", "Tokens rotate hourly.")
-    page(pages, "ref_build_cache.md", ["build", "cache"], "The build cache", "Cache lives in .cache.")
-    page(pages, "ref_auth_unlisted.md", None, "Auth page without recall words", "Never a candidate.")
+    page(
+        pages, "ref_build_cache.md", ["build", "cache"], "The build cache", "Cache lives in .cache."
+    )
+    page(
+        pages, "ref_auth_unlisted.md", None, "Auth page without recall words", "Never a candidate."
+    )
     env = host.prompt("auth")
     assert keys(env) == ["page:ref_auth_tokens.md"]
 
@@ -71,17 +100,35 @@ def test_p4_a_workspace_page_suppresses_the_machine_page_of_the_same_name(
 ) -> None:
     host.note("seed the home", "so it exists", "unrelated")
     page(abcd_home / "memory", "ref_auth_tokens.md", ["auth"], "Machine copy", "machine text")
-    page(repo / ".abcd" / "memory", "ref_auth_tokens.md", ["auth"], "Workspace copy", "workspace text")
+    page(
+        repo / ".abcd" / "memory",
+        "ref_auth_tokens.md",
+        ["auth"],
+        "Workspace copy",
+        "workspace text",
+    )
     env = host.prompt("auth")
-    assert env["recalled"] == [{"key": "page:ref_auth_tokens.md", "layer": "workspace", "form": "line"}]
+    assert env["recalled"] == [
+        {"key": "page:ref_auth_tokens.md", "layer": "workspace", "form": "line"}
+    ]
     assert "Workspace copy" in env["text"] and "Machine copy" not in env["text"]
 
 
-def test_a_machine_page_comes_back_where_no_workspace_page_shadows_it(host: Host, abcd_home: Path) -> None:
+def test_a_machine_page_comes_back_where_no_workspace_page_shadows_it(
+    host: Host, abcd_home: Path
+) -> None:
     host.note("seed the home", "so it exists", "unrelated")
-    page(abcd_home / "memory", "ref_shell_quoting.md", ["quoting"], "Shell quoting", "Quote every expansion.")
+    page(
+        abcd_home / "memory",
+        "ref_shell_quoting.md",
+        ["quoting"],
+        "Shell quoting",
+        "Quote every expansion.",
+    )
     env = host.prompt("a quoting question")
-    assert env["recalled"] == [{"key": "page:ref_shell_quoting.md", "layer": "machine", "form": "line"}]
+    assert env["recalled"] == [
+        {"key": "page:ref_shell_quoting.md", "layer": "machine", "form": "line"}
+    ]
     assert "(machine page, on this machine)" in env["text"]
 
 
@@ -109,7 +156,9 @@ def test_a_session_start_resets_and_sessions_do_not_share_a_ledger(host: Host) -
     assert keys(host.prompt("tests", "one")) == [note]
 
 
-def test_a_resumed_session_keeps_its_ledger_because_its_context_still_holds_what_was_sent(host: Host) -> None:
+def test_a_resumed_session_keeps_its_ledger_because_its_context_still_holds_what_was_sent(
+    host: Host,
+) -> None:
     note = host.note("The tests need the race flag", "Use -race.", "test")
     host.start("one")
     assert keys(host.prompt("tests", "one")) == [note]
@@ -133,17 +182,27 @@ def test_a_note_tied_to_another_repository_is_not_recalled_here(host: Host, tmp_
 
 def test_the_kill_switch_silences_rules_notes_and_pages(host: Host, repo: Path) -> None:
     host.note("The tests need the race flag", "Use -race.", "test")
-    page(repo / ".abcd" / "memory", "ref_test_matrix.md", ["test"], "Test matrix", "Linux and macOS.")
-    rules(repo / ".abcd", {"TESTING": {"recall": ["test"], "rules": ["Run with -race."]}}, disabled=True)
+    page(
+        repo / ".abcd" / "memory", "ref_test_matrix.md", ["test"], "Test matrix", "Linux and macOS."
+    )
+    rules(
+        repo / ".abcd",
+        {"TESTING": {"recall": ["test"], "rules": ["Run with -race."]}},
+        disabled=True,
+    )
     env = host.prompt("run the test suite")
     assert env["text"] == "" and env["recalled"] == [] and env["injected"] == []
 
 
-def test_recall_words_outweigh_the_body_and_a_rare_word_outranks_a_common_one(host: Host, tmp_path: Path) -> None:
+def test_recall_words_outweigh_the_body_and_a_rare_word_outranks_a_common_one(
+    host: Host, tmp_path: Path
+) -> None:
     for n in range(6):
         host.note(f"Common note {n}", "The build runs the build again.", "build")
     rare = host.note("Flaky integration suite", "Retry once on timeout.", "build", "flaky")
-    body_only = host.note("Mentions flaky only in its body", "Sometimes flaky, flaky, flaky.", "build")
+    body_only = host.note(
+        "Mentions flaky only in its body", "Sometimes flaky, flaky, flaky.", "build"
+    )
     env = host.prompt("the build is flaky", transcript_path=transcript(tmp_path, FRESH))
     order = keys(env)
     assert order[0] == rare
@@ -163,26 +222,43 @@ def test_the_same_prompt_ranks_the_same_way_every_time(host: Host, tmp_path: Pat
 
 def test_ties_break_on_narrower_scope_first(host: Host, repo: Path) -> None:
     mine = host.note("Same words", "Same body.", "deploy")
-    project_notes(repo, {"id": "mem-2001010000000000", "title": "Same words", "body": "Same body.", "recall": ["deploy"]})
+    project_notes(
+        repo,
+        {
+            "id": "mem-2001010000000000",
+            "title": "Same words",
+            "body": "Same body.",
+            "recall": ["deploy"],
+        },
+    )
     assert keys(host.prompt("deploy")) == ["mem-2001010000000000", mine]
 
 
-def test_brackets_shrink_recall_from_full_to_one_line_and_it_stays_there(host: Host, tmp_path: Path) -> None:
+def test_brackets_shrink_recall_from_full_to_one_line_and_it_stays_there(
+    host: Host, tmp_path: Path
+) -> None:
     first = host.note("Race flag", "Use -race.", "test")
-    assert host.prompt("test", transcript_path=transcript(tmp_path, FRESH))["recalled"][0]["form"] == "full"
+    assert (
+        host.prompt("test", transcript_path=transcript(tmp_path, FRESH))["recalled"][0]["form"]
+        == "full"
+    )
     second = host.note("Coverage flag", "Use -cover.", "test")
     env = host.prompt("test", transcript_path=transcript(tmp_path, DEPLETED))
     assert env["recalled"] == [{"key": second, "layer": "machine", "form": "line"}]
     assert env["bracket"] == "depleted" and first not in keys(env)
 
 
-def test_moderate_sends_the_top_in_full_within_8_kib_and_the_rest_as_lines(host: Host, tmp_path: Path) -> None:
+def test_moderate_sends_the_top_in_full_within_8_kib_and_the_rest_as_lines(
+    host: Host, tmp_path: Path
+) -> None:
     for n in range(6):
         host.note(f"Big lesson {n}", ("word " * 380).strip(), "deploy")
     env = host.prompt("deploy", transcript_path=transcript(tmp_path, MODERATE))
     forms = [r["form"] for r in env["recalled"]]
     assert env["bracket"] == "moderate"
-    assert forms[0] == "full" and "line" in forms and forms == sorted(forms)  # fulls first, then lines
+    assert (
+        forms[0] == "full" and "line" in forms and forms == sorted(forms)
+    )  # fulls first, then lines
     assert len(env["recalled"]) == 6
 
 
@@ -196,7 +272,13 @@ def test_a_page_larger_than_the_budget_is_set_aside_named_and_does_not_stop_the_
     host: Host, repo: Path, tmp_path: Path
 ) -> None:
     pages = repo / ".abcd" / "memory"
-    page(pages, "ref_deploy_huge.md", ["deploy", "release"], "Everything about deploys", "deploy " * 12_000)
+    page(
+        pages,
+        "ref_deploy_huge.md",
+        ["deploy", "release"],
+        "Everything about deploys",
+        "deploy " * 12_000,
+    )
     small = host.note("Deploy with the tag", "Tag first.", "deploy")
     env = host.prompt("deploy release", transcript_path=transcript(tmp_path, FRESH))
     assert keys(env) == [small]
@@ -228,8 +310,15 @@ def test_a_refused_machine_view_does_not_stop_rules_or_the_projects_notes(
     elsewhere.write_bytes(view.read_bytes())
     view.unlink()
     view.symlink_to(elsewhere)
-    project_notes(repo, {"id": "mem-2611010000001234", "title": "Deploy from main", "body": "Only main.",
-                         "recall": ["deploy"]})
+    project_notes(
+        repo,
+        {
+            "id": "mem-2611010000001234",
+            "title": "Deploy from main",
+            "body": "Only main.",
+            "recall": ["deploy"],
+        },
+    )
     rules(repo / ".abcd", {"DEPLOY": {"recall": ["deploy"], "rules": ["Tag first."]}})
     env = host.prompt("deploy")
     assert keys(env) == ["mem-2611010000001234"] and env["injected"] == ["DEPLOY"]
@@ -262,8 +351,13 @@ def test_the_hook_does_not_import_the_cli_framework(host: Host) -> None:
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=host.cwd,
-                         env=dict(os.environ))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=host.cwd,
+        env=dict(os.environ),
+    )
     assert out.returncode == 0
     assert out.stderr.strip().splitlines()[-1] == "[]"
     assert BY
@@ -274,14 +368,25 @@ def test_p2_below_40_percent_free_three_matched_pages_come_back_as_index_lines_o
 ) -> None:
     pages = repo / ".abcd" / "memory"
     for n in range(3):
-        page(pages, f"ref_deploy_step{n}.md", ["deploy"], f"Deploy step {n}", f"Step {n} in detail. " * 20)
+        page(
+            pages,
+            f"ref_deploy_step{n}.md",
+            ["deploy"],
+            f"Deploy step {n}",
+            f"Step {n} in detail. " * 20,
+        )
     env = host.prompt("deploy", transcript_path=transcript(tmp_path, DEPLETED))
     assert env["bracket"] == "depleted"
-    assert sorted(r["key"] for r in env["recalled"]) == [f"page:ref_deploy_step{n}.md" for n in range(3)]
+    assert sorted(r["key"] for r in env["recalled"]) == [
+        f"page:ref_deploy_step{n}.md" for n in range(3)
+    ]
     assert {r["form"] for r in env["recalled"]} == {"line"}
     assert "Step 0 in detail" not in env["text"] and "~~~" not in env["text"]
     for n in range(3):
-        assert f"- page:ref_deploy_step{n}.md (workspace page, in this repository): Deploy step {n}" in env["text"]
+        assert (
+            f"- page:ref_deploy_step{n}.md (workspace page, in this repository): Deploy step {n}"
+            in env["text"]
+        )
 
 
 def test_n8_recall_goes_full_then_one_line_and_stays_there_to_the_end_of_the_session(

@@ -49,6 +49,15 @@ def test_combining_marks_continue_a_word() -> None:
     assert words("cafe\u0301") == words("café")
 
 
+def test_combining_marks_beyond_the_basic_plane_continue_a_word_too() -> None:
+    # Brahmi KA, vowel sign AA, virama: one word, as Devanagari's are.
+    assert words("\U00011013\U00011038\U00011046 x") == ["\U00011013\U00011038\U00011046", "x"]
+
+
+def test_a_mark_never_starts_a_word_nor_follows_an_apostrophe() -> None:
+    assert words("\u0301a b\u0301 c'\u0301d") == ["a", "b\u0301", "c", "d"]
+
+
 def test_full_width_letters_and_ligatures_read_as_plain_ones() -> None:
     assert tokens("ＴＥＳＴＳ") == ["test"]
     assert words("ﬁle") == ["file"]

@@ -37,7 +37,8 @@ def prompt_router(
     as_json: Annotated[
         bool,
         typer.Option(
-            "--json", help='Print {"text", "injected", "recalled", "fill"} instead of the text.'
+            "--json",
+            help='Print {"text", "injected", "recalled", "fill", "bracket"} instead of the text.',
         ),
     ] = False,
 ) -> None:

@@ -64,7 +64,8 @@ def audit(
         str | None, typer.Option("--session", help="Only this session's events.")
     ] = None,
     since: Annotated[
-        str | None, typer.Option("--since", help="Only events at or after this time.")
+        str | None,
+        typer.Option("--since", help="Only events at or after this time (RFC 3339, or a date)."),
     ] = None,
     json: Json = False,
 ) -> None:

@@ -101,7 +101,9 @@ _import_decoder = msgspec.json.Decoder(_ImportLine)
 
 @app.command("import")
 def import_(
-    file: Annotated[str, typer.Argument(help="JSON lines of notes, or - for stdin.")],
+    file: Annotated[
+        str, typer.Argument(metavar="FILE", help="JSON lines of notes, or - for stdin.")
+    ],
     by: By,
     session: Session = None,
 ) -> None:

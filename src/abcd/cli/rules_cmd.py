@@ -34,7 +34,8 @@ HELP = (
 )
 
 NameArg = Annotated[
-    str | None, typer.Argument(help="A domain to render in full, as the hook injects it.")
+    str | None,
+    typer.Argument(metavar="NAME", help="A domain to render in full, as the hook injects it."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 PromptOpt = Annotated[

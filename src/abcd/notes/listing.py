@@ -103,9 +103,12 @@ def render(listed: Listed) -> list[str]:
         if entry["layer"] == "machine" and where == ANOTHER_REPOSITORY:
             where += f" (root {entry['root'][:12]})"
         lines.append(f"{entry['id']}  {entry['title']}")
-        lines.append(
-            f"  {entry['layer']} note, recalled {where if where == EVERYWHERE else 'in ' + where}"
-        )
+        if entry["layer"] == "project":
+            lines.append("  project note, in the project's file: recalled in this repository")
+        else:
+            lines.append(
+                f"  machine note, recalled {where if where == EVERYWHERE else 'in ' + where}"
+            )
         lines.append(f"  recall: {', '.join(entry['recall'])}")
         lines.append(f"  written by {by} at {at}, {session}, origin {entry['origin']}")
         lines.extend(f"  | {body_line}" for body_line in entry["body"].splitlines())

@@ -23,6 +23,7 @@ from abcd.notes.limits import Draft, check_note_id
 from abcd.notes.project import ProjectNote, read_project_notes
 from abcd.recall.index import project_index
 from abcd.repo import Repo, find_repo
+from abcd.trust import Home
 
 # Caches derived from the view, written with it under the journal lock.
 PROJECTIONS = (project_index,)
@@ -120,21 +121,28 @@ def remove_note(
     repo = find_repo(cwd)
     removed: list[Note] = []
 
-    def plan(view: View) -> list[Event]:
-        for note in view.notes:
-            if note.id == note_id:
-                removed.append(note)
-                return [NoteRemoved(id=note_id, removed_by=removed_by, session=session)]
+    def refusal(view: View) -> Refused:
         if any(n.id == note_id for n in _project_notes_quiet(repo)):
-            raise Refused(
+            return Refused(
                 "project note",
                 message=f"refused: {note_id} is in the project's file (.abcd/memory.json); "
                 "remove it there in a reviewed change",
             )
         if note_id in view.removed:
-            raise Refused("already removed", message=f"refused: {note_id} was already removed")
-        raise Refused("unknown id", message=f"refused: no note {note_id}")
+            return Refused("already removed", message=f"refused: {note_id} was already removed")
+        return Refused("unknown id", message=f"refused: no note {note_id}")
 
+    def plan(view: View) -> list[Event]:
+        for note in view.notes:
+            if note.id == note_id:
+                removed.append(note)
+                return [NoteRemoved(id=note_id, removed_by=removed_by, session=session)]
+        raise refusal(view)
+
+    home = Home.open()
+    if home is None:  # nothing to remove, and a refusal creates nothing
+        raise refusal(View())
+    home.close()
     store.append(plan, projections=PROJECTIONS)
     return removed[0]
 

@@ -300,11 +300,17 @@ def _recall(
     known_hits: dict[str, tuple[str, ...]] = {}
     memo: dict[str, Term | None] = {}
     if indexed is not None:
+        # Only the groups that can come back here: a note tied to another repository is never read.
+        tied_groups = any(g != EVERYWHERE for g in indexed.index.groups) or any(
+            i.root is not None for i in indexed.extra.values()
+        )
+        known_root = _root(repo, ledger) if tied_groups else None
+        wanted_groups = {EVERYWHERE, known_root or EVERYWHERE}
         numbers = sorted(
             {
                 no
-                for no, term, _ in indexed.index.recall_entries(prompt.distinct)
-                if prompt.hits(term)
+                for no, term, group in indexed.index.recall_entries(prompt.distinct)
+                if group in wanted_groups and prompt.hits(term)
             }
         )
         for no in numbers:

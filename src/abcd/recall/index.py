@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 2
+FORMAT = 3
 # The index is bounded like the view it derives from, with room for the stems it adds.
 INDEX_MAX_BYTES = 256 * 1024 * 1024
 EVERYWHERE = ""  # the group of notes recalled in every repository (root null)
@@ -79,7 +79,7 @@ def bucket_of(stem: str) -> str:
 
 def id_bucket(note_id: str) -> str:
     """Ids share their `mem-YYMMDD` start; their last digits are random, so they spread the buckets."""
-    return note_id[-2:]
+    return note_id[-3:]
 
 
 def note_record(note: Any) -> Record:

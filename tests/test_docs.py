@@ -1,0 +1,272 @@
+"""The docs hold true: every ```sh example runs, the CLI reference is fresh, every page is linked.
+
+Each markdown file's ```sh blocks run in order in one `bash -euo pipefail`
+process, in a throwaway ABCD_HOME and HOME, from a fresh git repository with
+one commit, with this venv's `abcd` first on PATH and a fixed host session
+id. Blocks tagged ```text, ```console or nothing are never run: output, and
+commands that need what a throwaway home does not have (the real host, this
+checkout).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GIT_ENV
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+REFERENCE = DOCS / "reference" / "cli.md"
+SESSION_ID = "0b7c2f5e-3d1a-4c8e-9f60-2a4b6c8d0e1f"
+# One file's blocks; the whole docs run stays well under a minute.
+FILE_TIMEOUT_S = 60
+MARK = "[docs-test] block at line"
+
+# A fence may be indented, as inside a list item; its body loses that much indentation.
+_FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+
+
+@dataclass(frozen=True)
+class Block:
+    line: int  # the line of the opening fence, 1-based
+    code: str
+
+
+def shell_blocks(text: str) -> list[Block]:
+    """The fenced blocks whose info string is exactly `sh`, in order.
+
+    A block opens with three or more backticks or tildes and closes with a bare
+    fence of the same character, at least as long.
+    """
+    blocks: list[Block] = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        opening = _FENCE.match(lines[index])
+        if opening is None or (opening["fence"][0] == "`" and "`" in opening["info"]):
+            index += 1
+            continue
+        start, fence, indent = index, opening["fence"], len(opening["indent"])
+        body: list[str] = []
+        index += 1
+        while index < len(lines):
+            closing = _FENCE.match(lines[index])
+            if (
+                closing is not None
+                and closing["fence"][0] == fence[0]
+                and len(closing["fence"]) >= len(fence)
+                and not closing["info"].strip()
+            ):
+                break
+            line = lines[index]
+            body.append(line[min(indent, len(line) - len(line.lstrip(" "))) :])
+            index += 1
+        if opening["info"].strip() == "sh":
+            blocks.append(Block(start + 1, "\n".join(body) + "\n"))
+        index += 1
+    return blocks
+
+
+def doc_files() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def _name(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+FILES_WITH_EXAMPLES = [p for p in doc_files() if shell_blocks(p.read_text(encoding="utf-8"))]
+
+
+# --- reading the fences ---------------------------------------------------------------
+
+
+def test_only_blocks_tagged_sh_are_taken_to_run() -> None:
+    text = "\n".join(
+        [
+            "# A page",
+            "```sh",
+            "echo one",
+            "```",
+            "```console",
+            "claude --plugin-dir x",
+            "```",
+            "```text",
+            "one",
+            "```",
+            "```",
+            "untagged",
+            "```",
+            "```shell",
+            "not sh either",
+            "```",
+            "1. a list item:",
+            "   ```sh",
+            "   echo two",
+            "     indented",
+            "   ```",
+            "   - nested:",
+            "",
+            "     ```sh",
+            "     echo nested",
+            "     ```",
+            "~~~~sh",
+            "echo three",
+            "~~~",
+            "```",
+            "~~~~",
+        ]
+    )
+    blocks = shell_blocks(text)
+    assert [b.code for b in blocks] == [
+        "echo one\n",
+        "echo two\n  indented\n",
+        "echo nested\n",
+        "echo three\n~~~\n```\n",
+    ]
+    assert [b.line for b in blocks] == [2, 18, 24, 27]
+
+
+def test_the_pages_that_teach_commands_have_examples_that_run() -> None:
+    names = {_name(p) for p in FILES_WITH_EXAMPLES}
+    for page in (
+        "docs/memory.md",
+        "docs/howto.md",
+        "docs/diagnostic.md",
+        "docs/reference/files.md",
+        "docs/reference/exit-codes.md",
+        "docs/reference/environment.md",
+    ):
+        assert page in names, f"{page} has no ```sh example to run"
+
+
+# --- running the examples -------------------------------------------------------------
+
+
+def _throwaway(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A fresh git repository with one commit, and the environment the examples run in."""
+    base = tmp_path / "examples"
+    person, temp, repo = base / "person", base / "tmp", base / "repo"
+    for folder in (person, temp, repo):
+        folder.mkdir(parents=True)
+    env = {
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "HOME": str(person),
+        "ABCD_HOME": str(base / "abcd-home"),
+        "TMPDIR": str(temp),
+        "CLAUDE_CODE_SESSION_ID": SESSION_ID,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "dumb",
+        **GIT_ENV,
+    }
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "first"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    return repo, env
+
+
+def _script(blocks: list[Block]) -> str:
+    parts = [f"printf '\\n{MARK} {b.line}\\n' >&2\n{b.code}" for b in blocks]
+    return "".join(parts) + f"printf '\\n{MARK} end\\n' >&2\n"
+
+
+@pytest.mark.parametrize("doc", FILES_WITH_EXAMPLES, ids=_name)
+def test_every_shell_example_in_the_file_runs(doc: Path, tmp_path: Path) -> None:
+    blocks = shell_blocks(doc.read_text(encoding="utf-8"))
+    repo, env = _throwaway(tmp_path)
+    script = tmp_path / "examples" / "examples.sh"
+    script.write_text(_script(blocks), encoding="utf-8")
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", str(script)],
+        cwd=repo,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=FILE_TIMEOUT_S,
+    )
+    marks = [line for line in result.stderr.splitlines() if line.startswith(MARK)]
+    where = marks[-1].removeprefix(MARK).strip() if marks else "?"
+    assert result.returncode == 0 and where == "end", (
+        f"{_name(doc)}: the ```sh block at line {where} failed (exit {result.returncode})\n"
+        f"--- stdout (tail)\n{result.stdout[-3000:]}\n--- stderr (tail)\n{result.stderr[-3000:]}"
+    )
+
+
+# --- the generated reference ----------------------------------------------------------
+
+
+def _gen_reference(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "gen_reference.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_committed_cli_reference_matches_the_cli() -> None:
+    result = _gen_reference("--check")
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_stale_cli_reference_is_caught_and_named(tmp_path: Path) -> None:
+    stale = tmp_path / "cli.md"
+    stale.write_text(REFERENCE.read_text(encoding="utf-8").replace("--everywhere", "--anywhere"))
+    result = _gen_reference("--check", "--out", str(stale))
+    assert result.returncode == 1
+    assert "cli.md is stale: run python tools/gen_reference.py" in result.stderr
+
+
+def test_the_cli_reference_has_a_section_for_every_command_with_each_of_its_flags() -> None:
+    import typer.main
+
+    from abcd.cli.main import app
+
+    text = REFERENCE.read_text(encoding="utf-8")
+    sections = re.split(r"^#+ `(abcd[^`]*)`$", text, flags=re.M)
+    by_command = dict(zip(sections[1::2], sections[2::2], strict=True))
+
+    visited: list[str] = []
+
+    def walk(command: object, path: str) -> None:
+        visited.append(path)
+        assert path in by_command, f"no section for {path}"
+        for param in getattr(command, "params", []):
+            for flag in getattr(param, "opts", []):
+                if flag.startswith("-"):
+                    assert f"`{flag}" in by_command[path], f"{path}: {flag} is missing"
+        for name, child in getattr(command, "commands", {}).items():
+            walk(child, f"{path} {name}")
+
+    walk(typer.main.get_command(app), "abcd")
+    assert {"abcd memory add", "abcd journal replay", "abcd hook prompt-router"} <= set(visited)
+    assert "`--moved-from-host`" in by_command["abcd memory add"]
+
+
+# --- links ----------------------------------------------------------------------------
+
+
+def test_the_readme_links_every_docs_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    linked = set(re.findall(r"\]\((docs/[^)#\s]+\.md)\)", readme))
+    pages = {_name(p) for p in DOCS.rglob("*.md")}
+    assert pages <= linked, f"not linked from the README: {sorted(pages - linked)}"
+
+
+def test_every_relative_link_in_the_docs_leads_to_a_file() -> None:
+    broken = []
+    for doc in doc_files():
+        for target in re.findall(r"\]\(([^)\s]+)\)", doc.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            if not (doc.parent / target.split("#")[0]).exists():
+                broken.append(f"{_name(doc)} -> {target}")
+    assert not broken, broken
