@@ -373,6 +373,8 @@ def _recall(
         else:
             outcome.withheld.append((item, "tied to another repository"))
 
+    if not hitting:  # nothing to rank: the reach's figures are not needed
+        return outcome
     by_key = {item.key: item for item in reach}
     docs = {
         item.key: Doc.of(
