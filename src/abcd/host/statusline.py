@@ -26,8 +26,9 @@ from abcd.errors import AbcdError
 from abcd.session.brackets import bracket_for
 from abcd.session.events import FillRead
 from abcd.session.files import FILL_DIR, SESSIONS_DIR, append_events, read_events
-from abcd.session.fill import Fill, Frozen, reading_after_last_reset
+from abcd.session.fill import Fill, reading_after_last_reset
 from abcd.trust.guarded import Home
+from abcd.value import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,10 +50,11 @@ _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
 # --- the payload ------------------------------------------------------------
 
 
-class StatusPayload(Frozen):
+class StatusPayload(Value):
     """What the row and the reading need; a field that is absent or of the wrong shape is `None`."""
 
     __slots__ = ("model", "repository", "session_id", "used_percentage")
+    __match_args__ = ("session_id", "model", "used_percentage", "repository")
     session_id: str | None
     model: str | None
     used_percentage: float | None

@@ -34,21 +34,21 @@ from __future__ import annotations
 import math
 from itertools import chain
 
-from abcd.recall import Record
 from abcd.recall.constants import K1, TIE_EPSILON, WEIGHT_BODY, WEIGHT_RECALL, WEIGHT_TITLE, B
 from abcd.recall.terms import stems, words
+from abcd.value import Value
 
-# The prompt hook ranks on every prompt: the values here are slotted `Record`s
+# The prompt hook ranks on every prompt: the values here are slotted `Value`s
 # (no msgspec, dataclasses or typing to import), and the annotations' names
 # are read by mypy only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
 
-_set = object.__setattr__  # a `Record` is read-only once built; its constructor sets each field
+_set = object.__setattr__  # a `Value` is read-only once built; its constructor sets each field
 
 
-class Doc(Record):
+class Doc(Value):
     """One item in reach, as the ranking sees it: three fields of stems and its tie-break keys.
 
     `scope_rank`: smaller is narrower (the repository's items before the
@@ -118,7 +118,7 @@ class Doc(Record):
         )
 
 
-class TermScore(Record):
+class TermScore(Value):
     """One query term's part in one item's score, for `abcd rules --prompt`."""
 
     __slots__ = ("body", "contribution", "idf", "recall", "term", "title", "weighted")
@@ -151,7 +151,7 @@ class TermScore(Record):
         _set(self, "contribution", contribution)
 
 
-class Scored(Record):
+class Scored(Value):
     """A candidate's score, the terms that made it (sorted by term), and its tie-break keys."""
 
     __slots__ = ("key", "recency", "scope_rank", "score", "terms")

@@ -29,12 +29,12 @@ import os
 from abcd.constants import RULES_MAX_BYTES
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, StorageError
-from abcd.recall import Record
 from abcd.repo import PROJECT_RULES_REL, find_repo
 from abcd.rules.schema import Layer, parse_layer
 from abcd.trust.guarded import Home, locate_home, read_repo_file, shown
+from abcd.value import Value
 
-# The prompt hook loads the rules on every prompt: slotted `Record`s and
+# The prompt hook loads the rules on every prompt: slotted `Value`s and
 # plain strings for paths (no msgspec, typing or pathlib to import).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,10 +46,10 @@ if TYPE_CHECKING:
 MACHINE_RULES_REL: Final = "rules.json"
 # The heading's words for a domain a layer overrides: whose words these are.
 _OVERRIDE_WHO: Final = {"machine": "user", "repo": "repo"}
-_set = object.__setattr__  # a `Record` is read-only once built; its constructor sets each field
+_set = object.__setattr__  # a `Value` is read-only once built; its constructor sets each field
 
 
-class Domain(Record):
+class Domain(Value):
     """A merged rule domain that can render: it holds at least one rule."""
 
     __slots__ = ("aliases", "files", "name", "override", "recall", "rules", "source", "state")
@@ -115,7 +115,7 @@ class Domain(Record):
         return sha256_hex(encoded)
 
 
-class LayerStatus(Record):
+class LayerStatus(Value):
     """Which file a layer is and what became of it."""
 
     __slots__ = ("kind", "shown", "status")
@@ -133,7 +133,7 @@ class LayerStatus(Record):
         _set(self, "status", status)
 
 
-class RuleSet(Record):
+class RuleSet(Value):
     """The merged rules, the kill switch, and everything said about them, as values."""
 
     __slots__ = ("disabled_by", "domains", "layers", "notes", "problems")

@@ -15,7 +15,7 @@ and returns domains in the rule set's order.
 
 from __future__ import annotations
 
-from abcd.recall import Record
+from abcd.value import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ _STARS_BY_HAND = 256
 _SUMMONS: re.Pattern[str] | None = None
 
 
-class Match(Record):
+class Match(Value):
     """A domain the prompt brings back: the words that hit it, and whether it was summoned."""
 
     __slots__ = ("domain", "summoned", "words")

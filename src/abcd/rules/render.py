@@ -22,7 +22,7 @@ Invariant: rendering is pure and deterministic; a kept block is never cut.
 
 from __future__ import annotations
 
-from abcd.recall import Record
+from abcd.value import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def render_domain(domain: Domain, *, short: bool = False) -> str:
     return "\n".join([heading(domain), render_rule(domain.rules[0]), pointer]) + "\n"
 
 
-class Fitted(Record):
+class Fitted(Value):
     """What a budget let through: the text, the names kept and left out, the bytes used."""
 
     __slots__ = ("kept", "left_out", "text", "used")

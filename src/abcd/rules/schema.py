@@ -23,8 +23,8 @@ from __future__ import annotations
 import json
 
 from abcd.errors import CorruptFile
-from abcd.recall import Record
 from abcd.recall.terms import term_of
+from abcd.value import Value
 
 # The prompt hook loads this module on every prompt: the file is decoded by
 # the stdlib `json` the hook loads anyway and checked by hand below (no
@@ -56,7 +56,7 @@ _JSON_TYPES = {
     dict: "object",
     type(None): "null",
 }
-_set = object.__setattr__  # a `Record` is read-only once built; its constructor sets each field
+_set = object.__setattr__  # a `Value` is read-only once built; its constructor sets each field
 
 
 def is_domain_name(name: str) -> bool:
@@ -69,7 +69,7 @@ def is_domain_name(name: str) -> bool:
     )
 
 
-class Word(Record):
+class Word(Value):
     """A recall word or alias as its author wrote it, and the term it stands for."""
 
     __slots__ = ("term", "text")
@@ -83,7 +83,7 @@ class Word(Record):
         _set(self, "term", term)
 
 
-class DomainLayer(Record):
+class DomainLayer(Value):
     """What one layer says about one domain; `None` is a field the layer leaves to the one below."""
 
     __slots__ = ("aliases", "name", "recall", "rules", "state")
@@ -110,7 +110,7 @@ class DomainLayer(Record):
         _set(self, "rules", rules)
 
 
-class Layer(Record):
+class Layer(Value):
     """One `rules.json`, validated: which layer, the file in `~/` form, and what it says."""
 
     __slots__ = ("disabled", "domains", "kind", "notes", "shown")

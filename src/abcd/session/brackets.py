@@ -24,7 +24,8 @@ from abcd.recall.constants import (
     MODERATE_FULL_BYTES,
     MODERATE_MIN_FREE_PERCENT,
 )
-from abcd.session.fill import Fill, Frozen
+from abcd.session.fill import Fill
+from abcd.value import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     RulesForm = Literal["full", "short"]
 
 
-class MemoryPolicy(Frozen):
+class MemoryPolicy(Value):
     """How notes and pages are sent, in rank order, inside the shared injection budget.
 
     For each byte budget, `None` means bounded only by what is left of the
@@ -45,6 +46,7 @@ class MemoryPolicy(Frozen):
     """
 
     __slots__ = ("at_least_one", "full_budget_bytes", "line_budget_bytes")
+    __match_args__ = ("full_budget_bytes", "line_budget_bytes", "at_least_one")
     full_budget_bytes: int | None
     line_budget_bytes: int | None
     at_least_one: bool
@@ -57,10 +59,11 @@ class MemoryPolicy(Frozen):
         object.__setattr__(self, "at_least_one", at_least_one)
 
 
-class Bracket(Frozen):
+class Bracket(Value):
     """The bracket a fill falls in, what it sends, and why (the diagnostic prints `reason`)."""
 
     __slots__ = ("fill", "memory", "name", "reason", "rules_form")
+    __match_args__ = ("name", "rules_form", "memory", "reason", "fill")
     name: BracketName
     rules_form: RulesForm
     memory: MemoryPolicy

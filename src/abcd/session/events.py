@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 from abcd.constants import JOURNAL_VERSION
+from abcd.value import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,41 +25,29 @@ if TYPE_CHECKING:
     Form = Literal["full", "line"]
 
 
-class _Event:
-    """Base of session events: frozen, compared by type and fields, encoded as a dict."""
+class _Event(Value):
+    """Base of session events: read-only values built from keyword fields, encoded as a dict."""
 
     __slots__: tuple[str, ...] = ()
     TYPE: ClassVar[str] = ""
 
     def __init__(self, **fields: Any) -> None:
-        missing = [name for name in self.__slots__ if name not in fields]
-        extra = [name for name in fields if name not in self.__slots__]
+        missing = [name for name in self.__match_args__ if name not in fields]
+        extra = [name for name in fields if name not in self.__match_args__]
         if missing or extra:
             raise TypeError(f"{type(self).__name__}: missing {missing}, unexpected {extra}")
         for name, value in fields.items():
             object.__setattr__(self, name, value)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable")
-
     def fields(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.fields() == other.fields()  # type: ignore[attr-defined,unused-ignore]
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, *self.fields().values()))
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{k}={v!r}" for k, v in self.fields().items())
-        return f"{type(self).__name__}({inner})"
+        return {name: getattr(self, name) for name in self.__match_args__}
 
 
 class SessionReset(_Event):
     """The ledger starts over: a session start, a compaction, or the every-Nth-prompt backstop."""
 
     __slots__ = ("reason",)
+    __match_args__ = ("reason",)
     TYPE = "session.reset"
     reason: str  # "session-start:<source>", "pre-compact", "backstop"
 
@@ -67,6 +56,7 @@ class PromptSeen(_Event):
     """A prompt reached the hook (counted for the backstop)."""
 
     __slots__ = ()
+    __match_args__ = ()
     TYPE = "prompt.seen"
 
 
@@ -74,6 +64,7 @@ class ItemRecalled(_Event):
     """A note or page was sent, keyed by item and a signature of its content and layer."""
 
     __slots__ = ("form", "key", "signature")
+    __match_args__ = ("form", "key", "signature")
     TYPE = "item.recalled"
     key: str
     signature: str
@@ -84,6 +75,7 @@ class DomainInjected(_Event):
     """A rule domain was sent, keyed by name and a signature of its merged content."""
 
     __slots__ = ("form", "name", "signature")
+    __match_args__ = ("form", "name", "signature")
     TYPE = "domain.injected"
     name: str
     signature: str
@@ -94,6 +86,7 @@ class DomainForgotten(_Event):
     """A domain that had been sent left the active set; if it comes back it is sent again."""
 
     __slots__ = ("name",)
+    __match_args__ = ("name",)
     TYPE = "domain.forgotten"
     name: str
 
@@ -102,6 +95,7 @@ class FillUnknownSaid(_Event):
     """The hook told the person, once this session, that it could not tell how full the window is."""
 
     __slots__ = ()
+    __match_args__ = ()
     TYPE = "fill.unknown-said"
 
 
@@ -109,6 +103,7 @@ class FillRead(_Event):
     """The status line saw the context window this full (percent used)."""
 
     __slots__ = ("used_percentage",)
+    __match_args__ = ("used_percentage",)
     TYPE = "fill.read"
     used_percentage: float
 
@@ -117,13 +112,21 @@ class RepoSeen(_Event):
     """The session start saw this checkout and its root commit (so prompts need not ask git)."""
 
     __slots__ = ("root", "top")
+    __match_args__ = ("root", "top")
     TYPE = "repo.seen"
     top: str
     root: str | None
 
 
 SessionEvent = (
-    SessionReset | PromptSeen | ItemRecalled | DomainInjected | DomainForgotten | FillUnknownSaid | FillRead | RepoSeen
+    SessionReset
+    | PromptSeen
+    | ItemRecalled
+    | DomainInjected
+    | DomainForgotten
+    | FillUnknownSaid
+    | FillRead
+    | RepoSeen
 )
 
 SESSION_EVENT_TYPES: dict[str, type[_Event]] = {
@@ -180,7 +183,7 @@ def _decode(line: bytes) -> SessionRecord | None:
     at, cls, data = raw.get("at"), SESSION_EVENT_TYPES.get(raw.get("type", "")), raw.get("data")
     if not isinstance(at, str) or cls is None or not isinstance(data, dict):
         return None
-    if set(data) != set(cls.__slots__):
+    if set(data) != set(cls.__match_args__):
         return None
     for name, value in data.items():
         if not isinstance(value, _TYPES_OF_FIELDS[name]) or isinstance(value, bool):

@@ -27,6 +27,7 @@ from abcd.errors import AbcdError
 from abcd.session.events import FillRead, SessionReset
 from abcd.session.files import FILL_DIR, SESSIONS_DIR, read_events
 from abcd.trust import guarded
+from abcd.value import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,29 +69,7 @@ _TOKEN_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_inpu
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
-class Frozen:
-    """A small immutable value: fields in `__slots__`, equal and hashed by them."""
-
-    __slots__: tuple[str, ...] = ()
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable")
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, *self._values()))
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{n}={v!r}" for n, v in zip(self.__slots__, self._values(), strict=True))
-        return f"{type(self).__name__}({inner})"
-
-
-class Fill(Frozen):
+class Fill(Value):
     """How full the window is (percent used, 0-100) and where the figure came from.
 
     `problem` is one line naming a session or fill file that failed a trust
@@ -146,7 +125,7 @@ def reading_after_last_reset(
 # --- the transcript ---------------------------------------------------------
 
 
-class Reply(Frozen):
+class Reply(Value):
     """A main-chain reply from the model: its id and the tokens its request carried."""
 
     __slots__ = ("model", "used_tokens")
@@ -159,7 +138,7 @@ class Reply(Frozen):
         object.__setattr__(self, "used_tokens", used_tokens)
 
 
-class Compaction(Frozen):
+class Compaction(Value):
     """A `compact_boundary`: what came before it is no longer in the window."""
 
     __slots__ = ()

@@ -67,7 +67,9 @@ def _open_error(err: OSError, name: str, path: str, dir_fd: int | None = None) -
     """The trust error for a failed open of `path` (shown as `name`)."""
     # O_NOFOLLOW on a symlink fails with ELOOP; with O_DIRECTORY, a symlink to a
     # folder fails with ENOTDIR on Linux, so look before calling it "not a folder".
-    if err.errno in (errno.ELOOP, errno.EMLINK) or (err.errno == errno.ENOTDIR and _is_link(path, dir_fd)):
+    if err.errno in (errno.ELOOP, errno.EMLINK) or (
+        err.errno == errno.ENOTDIR and _is_link(path, dir_fd)
+    ):
         return TrustError(name, "is a symlink (refused: links are never followed)")
     if err.errno == errno.ENOTDIR:
         return TrustError(name, "is not a folder")
@@ -132,7 +134,10 @@ class _Folder:
         return self.fd
 
     def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         if self.fd is not None:
             os.close(self.fd)
@@ -148,7 +153,9 @@ class Home:
     # -- opening -------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None, *, create: bool = False) -> Home | None:
+    def open(
+        cls, path: str | os.PathLike[str] | None = None, *, create: bool = False
+    ) -> Home | None:
         """Open the home; `None` when it is absent and `create` is false."""
         text = os.fspath(path) if path is not None else locate_home()
         if create:
@@ -180,7 +187,10 @@ class Home:
         return self
 
     def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()
 
@@ -205,7 +215,9 @@ class Home:
                     except FileExistsError:
                         pass
                     except OSError as err:
-                        raise StorageError(f"{self.shown(walked)}: cannot create: {err.strerror}") from err
+                        raise StorageError(
+                            f"{self.shown(walked)}: cannot create: {err.strerror}"
+                        ) from err
                 try:
                     child = open_at(part, _DIR_FLAGS, dir_fd=fd)
                 except FileNotFoundError:
