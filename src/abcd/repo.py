@@ -46,7 +46,10 @@ class Repo:
 
     @property
     def root_commit(self) -> str | None:
-        """The full hash of the repository's first root commit, `None` before the first commit."""
+        """The full hash of the repository's first root commit, `None` before the first commit.
+
+        Raises `StorageError` when git cannot be run at all (not "no commit").
+        """
         if self._root == _UNASKED:
             self._root = _ask_root_commit(self._top)
         return self._root
@@ -82,8 +85,16 @@ def _ask_root_commit(top: str) -> str | None:
             timeout=30,
             check=False,
         )
-    except (OSError, subprocess.SubprocessError):
-        return None
+    except FileNotFoundError:
+        from abcd.errors import StorageError
+
+        raise StorageError(
+            "git is not on PATH, so this repository's root commit is unknown"
+        ) from None
+    except (OSError, subprocess.SubprocessError) as err:
+        from abcd.errors import StorageError
+
+        raise StorageError(f"git could not tell this repository's root commit ({err})") from None
     roots = out.stdout.split() if out.returncode == 0 else []
     # rev-list lists newest first; the last is the history's original root.
     return roots[-1] if roots else None

@@ -126,8 +126,12 @@ def test_long_work_draws_a_progress_bar_on_a_terminal_only(abcd: Run, abcd_home:
     add(abcd, "one")
     master, slave = pty.openpty()
     proc = subprocess.run(
-        [sys.executable, "-m", "abcd", "journal", "verify"], stderr=slave, capture_output=False,
-        stdout=subprocess.PIPE, text=True, timeout=60,
+        [sys.executable, "-m", "abcd", "journal", "verify"],
+        stderr=slave,
+        capture_output=False,
+        stdout=subprocess.PIPE,
+        text=True,
+        timeout=60,
     )
     os.close(slave)
     drawn = os.read(master, 4096).decode()

@@ -145,7 +145,9 @@ def test_remove_drops_a_personal_note_and_the_journal_keeps_both_events(
     assert audit[1]["by"] == "person"
 
 
-def test_remove_refuses_an_unknown_id_and_a_removed_one(abcd: Run, repo: Path, abcd_home: Path) -> None:
+def test_remove_refuses_an_unknown_id_and_a_removed_one(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
     assert abcd("memory", "remove", "mem-0000000000000000").code == 1
     assert not abcd_home.exists()  # a refusal creates nothing
     note_id = add(abcd).out.strip()
@@ -262,3 +264,16 @@ def test_the_console_script_is_installed() -> None:
     script = Path(sys.executable).parent / "abcd"
     out = subprocess.run([str(script), "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "memory" in out.stdout
+
+
+def test_without_git_a_tied_add_is_refused_saying_git_is_missing(
+    abcd: Run, repo: Path, tmp_path: Path
+) -> None:
+    import os
+
+    bare_path = tmp_path / "no-git-bin"
+    bare_path.mkdir()
+    result = add(abcd, env={"PATH": str(bare_path)})
+    assert result.code == 1 and "git is not on PATH" in result.err
+    assert add(abcd, "t", "--everywhere", env={"PATH": str(bare_path)}).code == 0
+    assert os.environ["PATH"]

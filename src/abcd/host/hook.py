@@ -119,7 +119,10 @@ def reset(event: str, payload: Payload, stderr: TextIO) -> None:
                 events.append(SessionReset(reason=f"session-start:{payload.source}"))
             repo = find_repo(payload.cwd)
             if repo is not None:
-                events.append(RepoSeen(top=str(repo.top), root=repo.root_commit))
+                try:
+                    events.append(RepoSeen(top=str(repo.top), root=repo.root_commit))
+                except AbcdError as err:
+                    _say(stderr, str(err))
             from abcd.session.fill import ensure_fill_folder
 
             ensure_fill_folder(home)

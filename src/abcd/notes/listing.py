@@ -48,10 +48,17 @@ def _project_notes(repo: Repo | None, listed: Listed) -> tuple[ProjectNote, ...]
         return ()
 
 
+def _root_or_none(repo: Repo) -> str | None:
+    try:
+        return repo.root_commit
+    except AbcdError:
+        return None  # git cannot be run: no note can be shown as this repository's
+
+
 def reach(note: Note, repo: Repo | None) -> str:
     if note.root is None:
         return EVERYWHERE
-    if repo is not None and repo.root_commit == note.root:
+    if repo is not None and _root_or_none(repo) == note.root:
         return THIS_REPOSITORY
     return ANOTHER_REPOSITORY
 

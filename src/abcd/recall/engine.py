@@ -175,13 +175,17 @@ def _hits(item: Item, prompt: Prompt, memo: dict[str, Term | None]) -> tuple[str
     return tuple(found)
 
 
-def _root(repo: Repo | None, ledger: Ledger | None) -> str | None:
+def _root(repo: Repo | None, ledger: Ledger | None, outcome: Outcome) -> str | None:
     if repo is None:
         return None
     top = str(repo.top)
     if ledger is not None and top in ledger.roots:
         return ledger.roots[top]
-    return repo.root_commit
+    try:
+        return repo.root_commit
+    except AbcdError as err:
+        outcome.problems.append(Problem("note", f"notes tied to this repository withheld: {err}"))
+        return None
 
 
 # --- the recall ------------------------------------------------------------------
@@ -304,7 +308,7 @@ def _recall(
         tied_groups = any(g != EVERYWHERE for g in indexed.index.groups) or any(
             i.root is not None for i in indexed.extra.values()
         )
-        known_root = _root(repo, ledger) if tied_groups else None
+        known_root = _root(repo, ledger, outcome) if tied_groups else None
         wanted_groups = {EVERYWHERE, known_root or EVERYWHERE}
         numbers = sorted(
             {
@@ -359,7 +363,7 @@ def _recall(
     has_tied = bool(tied) or (
         indexed is not None and any(g != EVERYWHERE for g in indexed.index.groups)
     )
-    root = _root(repo, ledger) if has_tied else None
+    root = _root(repo, ledger, outcome) if has_tied else None
     for item, hits in tied:
         if root is not None and item.root == root:
             reach.append(item)
