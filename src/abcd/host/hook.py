@@ -144,11 +144,19 @@ def _ledger(home: Home | None, session_id: str | None) -> tuple[Ledger, list[Ses
 
 def route(payload: Payload, stderr: TextIO) -> Outcome:
     """Recall for one prompt and record what was sent; raises only what the caller reports."""
+    home = Home.open()
+    try:
+        return _route(payload, home, stderr)
+    finally:
+        if home is not None:
+            home.close()
+
+
+def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     from abcd.recall.engine import recall
     from abcd.session.brackets import bracket_for
     from abcd.session.fill import current_fill
 
-    home = Home.open()
     try:
         ledger, records = _ledger(home, payload.session_id)
     except AbcdError as err:
@@ -197,8 +205,6 @@ def route(payload: Payload, stderr: TextIO) -> Outcome:
         )
         events.append(FillUnknownSaid())
     _record(home, payload.session_id, events, stderr)
-    if home is not None:
-        home.close()
     return outcome
 
 
