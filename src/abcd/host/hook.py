@@ -13,11 +13,9 @@ it must not import the CLI framework (no typer, click or rich).
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
-from abcd.constants import SESSION_PATTERN
+from abcd import fastjson
 from abcd.errors import AbcdError
 from abcd.recall.constants import BACKSTOP_EVERY_PROMPTS, PROMPT_SCAN_BYTES
 from abcd.repo import find_repo
@@ -32,6 +30,7 @@ from abcd.session.events import (
 )
 from abcd.session.files import SESSIONS_DIR, append_events, read_events, sweep_stale
 from abcd.session.ledger import Ledger, fold
+from abcd.shapes import is_session_id
 from abcd.trust.guarded import Home
 
 TYPE_CHECKING = False
@@ -44,7 +43,6 @@ if TYPE_CHECKING:
 # The payload carries the prompt; a prompt past the scan bound is cut, so the payload is bounded
 # with room for the host's other fields.
 PAYLOAD_MAX_BYTES = 16 * 1024 * 1024
-_SESSION_RE = re.compile(SESSION_PATTERN)
 TAG = "abcd memory"
 # SessionStart sources after which the context still holds what earlier prompts recalled.
 RESUMED_SOURCES = frozenset({"resume"})
@@ -61,7 +59,7 @@ class Payload:
             return value if isinstance(value, str) else None
 
         sid = text("session_id")
-        self.session_id = sid if sid and _SESSION_RE.fullmatch(sid) else None
+        self.session_id = sid if sid and is_session_id(sid) else None
         self.cwd = text("cwd") or os.getcwd()
         self.prompt = (text("prompt") or "")[: PROMPT_SCAN_BYTES * 4]
         self.transcript_path = text("transcript_path")
@@ -73,7 +71,7 @@ def read_payload(stdin: Any) -> Payload:
     if len(data) > PAYLOAD_MAX_BYTES:
         raise AbcdError("hook payload larger than its bound")
     try:
-        raw = json.loads(data or b"{}")
+        raw = fastjson.loads(data or b"{}")
     except ValueError as err:
         raise AbcdError(f"hook payload is not JSON ({err})") from None
     if not isinstance(raw, dict):
@@ -263,7 +261,7 @@ def main(argv: list[str], stdin: Any, stdout: TextIO, stderr: TextIO) -> int:
         if line:
             _say(stderr, line)
         if as_json:
-            stdout.write(json.dumps(envelope(outcome), ensure_ascii=False) + "\n")
+            stdout.write(fastjson.dumps(envelope(outcome), ensure_ascii=False) + "\n")
         elif outcome.text:
             stdout.write(outcome.text + "\n")
     except Exception as err:  # the hook never blocks a prompt: one line, exit 0

@@ -16,17 +16,16 @@ light (no typer, no rich): this runs every few seconds.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import re
 
-from abcd.constants import SESSION_PATTERN
+from abcd import fastjson
 from abcd.errors import AbcdError
 from abcd.session.brackets import bracket_for
 from abcd.session.events import FillRead
 from abcd.session.files import FILL_DIR, SESSIONS_DIR, append_events, read_events
 from abcd.session.fill import Fill, reading_after_last_reset
+from abcd.shapes import is_session_id
 from abcd.trust.guarded import Home
 from abcd.value import Value
 
@@ -42,9 +41,8 @@ PAYLOAD_MAX_BYTES: Final = 1024 * 1024
 # A status row shares the terminal's last line with the host's own text.
 FIELD_MAX_CHARS: Final = 40
 
-_SESSION_RE = re.compile(SESSION_PATTERN)
 # C0, DEL and C1 controls: a folder or model name must not drive the terminal.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROLS = dict.fromkeys([*range(0x20), *range(0x7F, 0xA0)])
 
 
 # --- the payload ------------------------------------------------------------
@@ -118,14 +116,14 @@ def parse_payload(data: bytes) -> StatusPayload:
     if len(data) > PAYLOAD_MAX_BYTES:
         return StatusPayload()
     try:
-        top = json.loads(data)
+        top = fastjson.loads(data)
     except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past reason
         return StatusPayload()
     if not isinstance(top, dict):
         return StatusPayload()
     session = _text(top.get("session_id"))
     return StatusPayload(
-        session_id=session if session and _SESSION_RE.fullmatch(session) else None,
+        session_id=session if session and is_session_id(session) else None,
         model=_model_name(top.get("model")),
         used_percentage=_used(_field(top.get("context_window"), "used_percentage")),
         repository=_repository(top),
@@ -136,7 +134,7 @@ def parse_payload(data: bytes) -> StatusPayload:
 
 
 def _clean(text: str) -> str:
-    text = _CONTROLS.sub("", text).strip()
+    text = text.translate(_CONTROLS).strip()
     return text if len(text) <= FIELD_MAX_CHARS else text[: FIELD_MAX_CHARS - 1] + "…"
 
 

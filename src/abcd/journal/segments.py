@@ -11,10 +11,10 @@ at the very end of the journal is damage, reported by `verify`.
 from __future__ import annotations
 
 import os
-import re
 
 from abcd.constants import IMPORT_MAX_BYTES, LINE_MAX_BYTES, SEGMENT_MAX_BYTES
 from abcd.errors import StorageError, TrustError
+from abcd.shapes import segment_number
 from abcd.trust import Home
 
 TYPE_CHECKING = False
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 JOURNAL_DIR = "journal"
 LOCK_NAME = ".lock"
-_SEGMENT_RE = re.compile(r"^([0-9]{6})\.jsonl$")
 # A segment rolls at SEGMENT_MAX_BYTES, but one batch (an import) lands whole
 # in one segment, so a segment may exceed the roll size by one batch.
 SEGMENT_READ_MAX = SEGMENT_MAX_BYTES + IMPORT_MAX_BYTES
@@ -87,7 +86,7 @@ class Segments:
             names = os.listdir(self.dfd)
         except OSError as err:
             raise StorageError(f"{self.home.shown(JOURNAL_DIR)}: {err.strerror}") from err
-        return sorted(int(m.group(1)) for m in map(_SEGMENT_RE.match, names) if m)
+        return sorted(n for n in map(segment_number, names) if n is not None)
 
     def open(
         self, number: int, flags: int = os.O_RDONLY | os.O_NONBLOCK

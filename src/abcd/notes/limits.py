@@ -15,13 +15,12 @@ from abcd.constants import (
     RECALL_MAX_WORDS,
     RECALL_MIN_WORDS,
     RECALL_WORD_MAX_CHARS,
-    SESSION_PATTERN,
     TITLE_MAX_CHARS,
     WRITTEN_BY_PATTERN,
 )
 from abcd.errors import Refused
+from abcd.shapes import is_session_id
 
-_SESSION_RE = re.compile(SESSION_PATTERN)
 _WRITTEN_BY_RE = re.compile(WRITTEN_BY_PATTERN)
 _NOTE_ID_RE = re.compile(NOTE_ID_PATTERN)
 PERSON = "person"
@@ -106,7 +105,7 @@ def check_session(value: str | None, source: str) -> str | None:
     """A host session id, shape-checked (never judged as content); `None` when absent."""
     if value is None or value == "":
         return None
-    if "://" in value or not _SESSION_RE.fullmatch(value):
+    if not is_session_id(value):  # the shape admits no ":" or "/", so no link
         raise _limit(source, "is not a session id (letters, digits, '_' and '-', at most 128)")
     return value
 

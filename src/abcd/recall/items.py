@@ -17,10 +17,10 @@ trust layer only.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
+from abcd import fastjson
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, CorruptFile, TrustError
@@ -130,7 +130,7 @@ def read_project_notes(top: str) -> list[Item]:
         return []
     name = shown(path)
     try:
-        doc: Any = json.loads(data)
+        doc: Any = fastjson.loads(data)
     except ValueError as err:
         raise CorruptFile(name, f"not JSON ({err})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("notes", []), list):

@@ -11,9 +11,9 @@ without the machine's notes.
 
 from __future__ import annotations
 
-import json
 import os
 
+from abcd import fastjson
 from abcd.constants import JOURNAL_VERSION, VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION, ZERO_HASH
 from abcd.digest import sha256_hex
 from abcd.errors import CorruptFile, JournalBroken
@@ -50,7 +50,7 @@ def _stored_view(
     if data is None:
         return empty
     try:
-        view = json.loads(data)
+        view = fastjson.loads(data)
         cp = view["journal"]
         checkpoint = (int(cp["segment"]), int(cp["offset"]), int(cp["seq"]), str(cp["head"]))
         notes = {n["id"]: n for n in view["notes"]}
@@ -73,7 +73,7 @@ def _fold(
     for raw in segs.lines(segment, offset):
         where = segment_rel(raw.segment)
         try:
-            line = json.loads(raw.data)
+            line = fastjson.loads(raw.data)
             if line["v"] > JOURNAL_VERSION:
                 raise JournalBroken(
                     seq + 1, f"written by a newer abcd (journal v{line['v']})", where
@@ -144,7 +144,7 @@ class IndexedNotes:
                 notes: dict[str, dict[str, Any]] = {}
                 before: set[str] = set()
                 for raw in segs.lines(segment if seq else 1, offset if seq else 0):
-                    line_doc = json.loads(raw.data)
+                    line_doc = fastjson.loads(raw.data)
                     if line_doc.get("seq") != seq + 1 or line_doc.get("prev") != head:
                         raise IndexUnusable("the journal after the index does not chain on")
                     seq, head = seq + 1, sha256_hex(raw.data)

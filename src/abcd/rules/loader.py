@@ -23,9 +23,9 @@ problem naming its file while the other layer still loads.
 
 from __future__ import annotations
 
-import json
 import os
 
+from abcd import fastjson
 from abcd.constants import RULES_MAX_BYTES
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, StorageError
@@ -111,7 +111,7 @@ class Domain(Value):
         ]
         # Compact JSON, UTF-8 unescaped: the same bytes msgspec's encoder gave, so
         # a ledger written before this reader still matches.
-        encoded = json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        encoded = fastjson.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return sha256_hex(encoded)
 
 

@@ -20,8 +20,7 @@ file and the field, and nothing of that file is used.
 
 from __future__ import annotations
 
-import json
-
+from abcd import fastjson
 from abcd.errors import CorruptFile
 from abcd.recall.terms import term_of
 from abcd.value import Value
@@ -152,11 +151,11 @@ def _decode(data: bytes, shown: str) -> object:
     """The JSON value of `data`: strict UTF-8, no NaN or infinities, no lone surrogate."""
     try:
         text = data.decode("utf-8")
-        raw = json.loads(text, parse_constant=_not_finite, parse_float=_finite)
+        raw = fastjson.loads(text, parse_constant=_not_finite, parse_float=_finite)
         if "\\u" in text:
             # An escaped lone surrogate decodes, but no UTF-8 can hold it: refuse it here
             # rather than fail where a rule is rendered.
-            json.dumps(raw, ensure_ascii=False).encode("utf-8")
+            fastjson.dumps(raw, ensure_ascii=False).encode("utf-8")
     except RecursionError:
         raise CorruptFile(shown, "not valid JSON: nested too deeply") from None
     except ValueError as err:  # JSONDecodeError, UnicodeDecodeError/EncodeError, digit limit

@@ -13,8 +13,7 @@ classes with `__slots__` and the codec is the standard library's `json`
 
 from __future__ import annotations
 
-import json
-
+from abcd import fastjson
 from abcd.constants import JOURNAL_VERSION
 from abcd.value import Value
 
@@ -170,12 +169,12 @@ class SessionRecord:
 
 def encode_session_line(at: str, event: SessionEvent) -> bytes:
     line = {"v": JOURNAL_VERSION, "at": at, "type": event.TYPE, "data": event.fields()}
-    return json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+    return fastjson.dumps(line, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 def _decode(line: bytes) -> SessionRecord | None:
     try:
-        raw = json.loads(line)
+        raw = fastjson.loads(line)
     except ValueError:
         return None
     if not isinstance(raw, dict) or raw.get("v") != JOURNAL_VERSION:

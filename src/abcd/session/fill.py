@@ -19,10 +19,10 @@ heavier (no msgspec, no `typing` at run time).
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
+from abcd import fastjson
 from abcd.errors import AbcdError
 from abcd.session.events import FillRead, SessionReset
 from abcd.session.files import FILL_DIR, SESSIONS_DIR, read_events
@@ -163,7 +163,7 @@ def parse_transcript_line(line: bytes) -> Reply | Compaction | None:
     if b'"isSidechain":true' in line:
         return None
     try:
-        entry = json.loads(line)
+        entry = fastjson.loads(line)
     except (ValueError, RecursionError):
         return None
     if not isinstance(entry, dict) or entry.get("isSidechain") not in (None, False):

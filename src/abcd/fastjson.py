@@ -1,0 +1,93 @@
+"""JSON for the hook's path through CPython's `_json` accelerator, without importing `json`.
+
+`import json` costs ~6.5 ms here, nearly all of it `re`, which `json.decoder`
+and `json.encoder` import for their pure-Python fallbacks. The prompt hook
+runs on every prompt, so it decodes and encodes through the same C scanner
+and encoder `json` itself uses (`_json.make_scanner`, `_json.make_encoder`),
+with the same settings, so the text and the values are the same as
+`json.loads` / `json.dumps` give (a property test holds it). Where `_json` is
+missing, `json` serves.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+_WHITESPACE = " \t\n\r"
+_CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
+
+try:
+    import _json
+except ImportError:  # pragma: no cover - CPython always has it
+    _json = None  # type: ignore[assignment]
+
+
+class _Context:
+    """What `_json.make_scanner` reads from a `json.JSONDecoder`."""
+
+    def __init__(
+        self, parse_float: Callable[[str], Any] | None, parse_constant: Callable[[str], Any] | None
+    ) -> None:
+        self.strict = True
+        self.object_hook = None
+        self.object_pairs_hook = None
+        self.parse_float = parse_float or float
+        self.parse_int = int
+        self.parse_constant = parse_constant or _CONSTANTS.__getitem__
+        self.memo: dict[str, str] = {}
+
+
+# The C scanner reads its settings from any object with a decoder's attributes.
+_default_scanner = _json.make_scanner(_Context(None, None)) if _json is not None else None  # type: ignore[arg-type]
+
+
+def loads(
+    data: str | bytes,
+    *,
+    parse_float: Callable[[str], Any] | None = None,
+    parse_constant: Callable[[str], Any] | None = None,
+) -> Any:
+    """As `json.loads` (UTF-8 bytes or text); `ValueError` when it is not one JSON value."""
+    if _json is None:  # pragma: no cover
+        import json
+
+        return json.loads(data, parse_float=parse_float, parse_constant=parse_constant)
+    text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
+    if text.startswith("\ufeff"):
+        raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
+    scanner = (
+        _default_scanner
+        if parse_float is None and parse_constant is None
+        else _json.make_scanner(_Context(parse_float, parse_constant))  # type: ignore[arg-type]
+    )
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    try:
+        value, end = scanner(text, start)
+    except StopIteration as stop:
+        raise ValueError(f"Expecting value: char {stop.value}") from None
+    if text[end:].strip(_WHITESPACE):
+        raise ValueError(f"Extra data: char {end}")
+    return value
+
+
+def _unknown(value: object) -> object:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def dumps(
+    value: Any, *, ensure_ascii: bool = True, separators: tuple[str, str] = (", ", ": ")
+) -> str:
+    """As `json.dumps(value, ensure_ascii=..., separators=...)`."""
+    if _json is None:  # pragma: no cover
+        import json
+
+        return json.dumps(value, ensure_ascii=ensure_ascii, separators=separators)
+    encode_string = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
+    item_separator, key_separator = separators
+    encoder = _json.make_encoder(
+        {}, _unknown, encode_string, None, key_separator, item_separator, False, False, True
+    )
+    return "".join(encoder(value, 0))

@@ -1,0 +1,24 @@
+"""The hook's hand-written shape checks answer as the documented patterns do."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from abcd.constants import SESSION_PATTERN
+from abcd.shapes import is_session_id, segment_number
+
+near_ids = st.text(alphabet=st.sampled_from("aZ09_-:/. é\n"), max_size=140)
+
+
+@given(st.one_of(near_ids, st.text(max_size=140), st.from_regex(SESSION_PATTERN, fullmatch=True)))
+def test_a_session_id_is_what_the_pattern_says(value: str) -> None:
+    assert is_session_id(value) == bool(re.fullmatch(SESSION_PATTERN, value, flags=re.ASCII))
+
+
+@given(st.one_of(st.text(max_size=14), st.from_regex(r"[0-9]{6}\.jsonl", fullmatch=True)))
+def test_a_segment_name_is_six_digits_and_jsonl(name: str) -> None:
+    match = re.fullmatch(r"([0-9]{6})\.jsonl", name, flags=re.ASCII)
+    assert segment_number(name) == (int(match.group(1)) if match else None)
