@@ -105,3 +105,12 @@ def test_a_character_cut_at_the_bound_is_dropped_not_half_read() -> None:
 
 def test_a_short_prompt_is_read_whole() -> None:
     assert scan("é" * 100) == "é" * 100
+
+
+def test_warming_the_stem_cache_in_one_batch_changes_no_stem() -> None:
+    from abcd.recall import terms
+
+    sample = "the testers were testing flakily rerunning migrations databases".split()
+    expected = [terms._STEMMER.stemWord(word) for word in sample]
+    terms.warm(sample)
+    assert terms.stems(sample) == expected

@@ -35,7 +35,7 @@ from abcd.recall.items import (
     read_workspace_pages,
 )
 from abcd.recall.machine import IndexedNotes, read_machine_notes
-from abcd.recall.terms import Prompt, Term, scan, term_of
+from abcd.recall.terms import Prompt, Term, scan, term_of, warm, words
 from abcd.rules import load as load_rules
 from abcd.rules import match as match_rules
 from abcd.rules.render import fence, fit, render_domain
@@ -380,6 +380,13 @@ def _recall(
     if not hitting:  # nothing to rank: the reach's figures are not needed
         return outcome
     by_key = {item.key: item for item in reach}
+    warm(
+        w
+        for item in reach
+        if item.key not in from_index
+        for text in (item.title, item.body)
+        for w in words(text)
+    )
     docs = {
         item.key: Doc.of(
             item.key,

@@ -193,6 +193,20 @@ def stems(word_list: Iterable[str]) -> list[str]:
     return list(map(_STEMS.__getitem__, word_list))
 
 
+def warm(word_list: Iterable[str]) -> None:
+    """Stem every word not yet cached in one call into the stemmer's C code.
+
+    A fresh process stems each distinct word once; asking for a batch of
+    items' words together saves the per-word call of the cache's miss path.
+    """
+    missing = [word for word in set(word_list) if word not in _STEMS]
+    if missing:
+        for word, stem in zip(missing, _STEMMER.stemWords(missing), strict=True):
+            if len(_STEMS) >= STEM_CACHE_SIZE:
+                break
+            _STEMS[word] = stem
+
+
 def tokens(text: str) -> list[str]:
     """The stems of the words of `text`, in order: what every match and count reads."""
     return stems(words(text))
