@@ -48,10 +48,3 @@ class Progress:
             self.stream.write("\n")
             self.stream.flush()
 
-
-class NoProgress(Progress):
-    """A progress that never draws (for library callers and small jobs)."""
-
-    def __init__(self) -> None:
-        super().__init__("", 1)
-        self.enabled = False

@@ -87,10 +87,6 @@ class Item:
     def label(self) -> str:
         return LABELS[(self.kind, self.layer)]
 
-    @property
-    def short_layer(self) -> str:
-        return self.layer
-
     def signature(self) -> str:
         """A digest of the content and layer (not of the rendered form): the ledger's key."""
         text = "\x1f".join((self.kind, self.layer, self.title, self.body, "\x1e".join(self.recall)))
