@@ -47,4 +47,3 @@ class Progress:
             self._draw()
             self.stream.write("\n")
             self.stream.flush()
-

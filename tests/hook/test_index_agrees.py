@@ -116,3 +116,40 @@ def test_an_index_from_another_term_rule_is_not_used(repo: Path, abcd_home: Path
     assert _scores(fast) == _scores(slow) and [k for k, _ in _scores(fast)] == [
         "mem-0000000000000001"
     ]
+
+
+def test_a_session_start_rebuilds_an_index_it_cannot_use(repo: Path, abcd_home: Path) -> None:
+    from abcd.host.hook import Payload, reset
+    from tests.conftest import BY
+
+    store.append(
+        lambda _v: [
+            NoteAdded(
+                id="mem-0000000000000002",
+                title="t",
+                body="b",
+                recall=("deploy",),
+                root=None,
+                origin="agent",
+                written_by=BY,
+                session=None,
+            )
+        ]
+    )
+    assert not (abcd_home / INDEX_FILE).exists()  # written without the projection
+    import io
+
+    reset(
+        "session-start",
+        Payload({"session_id": "s1", "cwd": str(repo), "source": "startup"}),
+        io.StringIO(),
+    )
+    data = (abcd_home / INDEX_FILE).read_bytes()
+    assert data.startswith(b"ABCDIDX")
+    (abcd_home / INDEX_FILE).write_bytes(b"ABCDIDX0" + data[8:])  # as if from another version
+    reset(
+        "session-start",
+        Payload({"session_id": "s2", "cwd": str(repo), "source": "startup"}),
+        io.StringIO(),
+    )
+    assert (abcd_home / INDEX_FILE).read_bytes() == data

@@ -125,9 +125,25 @@ def reset(event: str, payload: Payload, stderr: TextIO) -> None:
 
             ensure_fill_folder(home)
             sweep_stale(home)
+            _refresh_index(home, stderr)
         else:
             events.append(SessionReset(reason="pre-compact"))
         _record(home, payload.session_id, events, stderr)
+
+
+def _refresh_index(home: Home, stderr: TextIO) -> None:
+    """Rebuild the recall index if it cannot be used (an upgrade changed the term rule, or it is
+    missing): once per session start, so prompts never fall back to folding every note."""
+    from abcd.recall.index import index_usable, project_index
+
+    if index_usable(home):
+        return
+    from abcd.journal import store
+
+    try:
+        store.refresh(home.path, projections=(project_index,))
+    except AbcdError as err:
+        _say(stderr, f"recall index not rebuilt: {err}")
 
 
 # --- prompt-router ---------------------------------------------------------------

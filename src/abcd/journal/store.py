@@ -320,6 +320,26 @@ def append(
         return view, records
 
 
+def refresh(
+    home_path: str | os.PathLike[str] | None = None, *, projections: Sequence[Projection_]
+) -> None:
+    """Under the lock, bring the view up to the journal and write the projections again."""
+    home = Home.open(home_path)
+    if home is None:
+        return
+    with home:
+        with Segments(home) as probe:
+            if probe.dfd is None:
+                return  # no journal: nothing to project
+        with Segments(home, create=True) as segs, journal_lock(segs):
+            repair_torn_tail(segs)
+            loaded = _load(home, segs)
+            if loaded.stale:
+                home.write_atomic(VIEW_FILE, encode_view(loaded.view))
+            for project in projections:
+                project(home, loaded.view)
+
+
 def rebuild(
     home_path: str | os.PathLike[str] | None = None,
     *,

@@ -327,6 +327,15 @@ def write_index(home: Home, notes: Iterable[Any], checkpoint: tuple[int, int, in
     home.write_atomic(INDEX_FILE, build(records, checkpoint, raw))
 
 
+def index_usable(home: Home) -> bool:
+    """Whether the index opens under this interpreter and term rule (lagging is fine: it folds forward)."""
+    try:
+        Index.open(home).close()
+    except (IndexUnusable, OSError, ValueError, EOFError):
+        return False
+    return True
+
+
 def project_index(home: Home, view: Any) -> None:
     """The journal writer's projection: the index of the view it just wrote, at the same checkpoint."""
     cp = view.journal

@@ -199,7 +199,7 @@ def warm(word_list: Iterable[str]) -> None:
     A fresh process stems each distinct word once; asking for a batch of
     items' words together saves the per-word call of the cache's miss path.
     """
-    missing = [word for word in set(word_list) if word not in _STEMS]
+    missing = list(set(word_list).difference(_STEMS))
     if missing:
         for word, stem in zip(missing, _STEMMER.stemWords(missing), strict=True):
             if len(_STEMS) >= STEM_CACHE_SIZE:
