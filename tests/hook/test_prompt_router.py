@@ -401,3 +401,39 @@ def test_n8_recall_goes_full_then_one_line_and_stays_there_to_the_end_of_the_ses
     assert forms[0] == ["full"]
     assert forms[2] == ["line"] and forms[3] == ["line"]
     assert all(len(f) == 1 for f in forms)  # nothing sent before is sent again in another form
+
+
+def test_the_ledger_reads_a_long_session_only_back_to_its_last_reset(
+    host: Host, abcd_home: Path
+) -> None:
+    from abcd.session.events import ItemRecalled, SessionReset
+    from abcd.session.files import SESSIONS_DIR, append_events, read_events_since_reset
+    from abcd.trust.guarded import Home
+
+    note = host.note("The tests need the race flag", "Use -race.", "test")
+    home = Home.open(abcd_home)
+    assert home is not None
+    with home:
+        filler = [
+            ItemRecalled(key=f"mem-{n:016d}", signature="x" * 32, form="line") for n in range(3000)
+        ]
+        append_events(home, SESSIONS_DIR, "long", filler)  # ~400 KB before any reset
+        append_events(home, SESSIONS_DIR, "long", [SessionReset(reason="backstop"), *filler[:3]])
+        tail = read_events_since_reset(home, SESSIONS_DIR, "long")
+    assert [type(r.event).__name__ for r in tail] == [
+        "SessionReset",
+        "ItemRecalled",
+        "ItemRecalled",
+        "ItemRecalled",
+    ]
+    assert keys(host.prompt("tests", "long")) == [note]
+
+
+def test_the_unknown_fill_is_said_once_across_a_compaction_and_the_backstop(host: Host) -> None:
+    host.note("Race flag", "Use -race.", "test")
+    host.start()
+    said = ["fill unknown" in host.prompt(f"prompt {n}")["stderr"] for n in range(16)]
+    host.compact()
+    host.start(source="compact")
+    said.append("fill unknown" in host.prompt("after the compaction")["stderr"])
+    assert said.count(True) == 1 and said[0]

@@ -28,7 +28,7 @@ from abcd.session.events import (
     RepoSeen,
     SessionReset,
 )
-from abcd.session.files import SESSIONS_DIR, append_events, read_events, sweep_stale
+from abcd.session.files import SESSIONS_DIR, append_events, read_events_since_reset, sweep_stale
 from abcd.session.ledger import Ledger, fold
 from abcd.shapes import is_session_id
 from abcd.trust.guarded import Home
@@ -128,6 +128,12 @@ def reset(event: str, payload: Payload, stderr: TextIO) -> None:
             _refresh_index(home, stderr)
         else:
             events.append(SessionReset(reason="pre-compact"))
+        if events and isinstance(events[0], SessionReset):
+            before, _ = _ledger(home, payload.session_id)
+            known = {e.top for e in events if isinstance(e, RepoSeen)}
+            events += [
+                e for e in _outliving(before) if not (isinstance(e, RepoSeen) and e.top in known)
+            ]
         _record(home, payload.session_id, events, stderr)
 
 
@@ -149,10 +155,20 @@ def _refresh_index(home: Home, stderr: TextIO) -> None:
 # --- prompt-router ---------------------------------------------------------------
 
 
+def _outliving(ledger: Ledger) -> list[SessionEvent]:
+    """What a reset must not forget: the roots the session saw, and that the unknown fill was said."""
+    events: list[SessionEvent] = [
+        RepoSeen(top=top, root=root) for top, root in ledger.roots.items()
+    ]
+    if ledger.unknown_said:
+        events.append(FillUnknownSaid())
+    return events
+
+
 def _ledger(home: Home | None, session_id: str | None) -> tuple[Ledger, list[SessionRecord]]:
     if home is None or session_id is None:
         return Ledger(), []
-    records = read_events(home, SESSIONS_DIR, session_id)
+    records = read_events_since_reset(home, SESSIONS_DIR, session_id)
     return fold(records), records
 
 
@@ -179,9 +195,11 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     events: list[SessionEvent] = [PromptSeen()]
     if ledger.prompts + 1 >= BACKSTOP_EVERY_PROMPTS:
         events.append(SessionReset(reason="backstop"))
-        roots = ledger.roots
+        events += _outliving(ledger)
+        roots, said = ledger.roots, ledger.unknown_said
         ledger = Ledger()
         ledger.roots.update(roots)
+        ledger.unknown_said = said
     fill = current_fill(home, payload.session_id, payload.transcript_path, session_records=records)
     if fill.problem:
         _say(stderr, fill.problem)

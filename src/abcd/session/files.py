@@ -44,6 +44,47 @@ def read_events(home: Home, folder: str, session_id: str) -> list[SessionRecord]
     return decode_session_lines(data) if data else []
 
 
+# How a reset line reads on disk (the codec writes compact separators).
+_RESET_MARK = b'"type":"session.reset"'
+_TAIL_FIRST_BYTES = 64 * 1024
+
+
+def read_events_since_reset(home: Home, folder: str, session_id: str) -> list[SessionRecord]:
+    """The session's events from its last reset on (all of them when it has none).
+
+    A session file only grows, and the ledger is the fold since the last
+    reset, so the hook reads the file from its end back to that reset: the
+    cost follows the prompts since the reset, not the session's length. The
+    hook writes again, after every reset, the facts that outlive one
+    (`repo.seen`, `fill.unknown-said`).
+    """
+    rel = f"{folder}/{file_name(session_id)}"
+    opened = home.open_file(rel)
+    if opened is None:
+        return []
+    fd, st = opened
+    try:
+        if st.st_size > SESSION_FILE_MAX_BYTES:
+            from abcd.errors import TrustError
+
+            raise TrustError(
+                home.shown(rel), f"larger than its bound of {SESSION_FILE_MAX_BYTES} bytes"
+            )
+        size, span = st.st_size, _TAIL_FIRST_BYTES
+        while True:
+            start = max(0, size - span)
+            data = os.pread(fd, size - start, start)
+            mark = data.rfind(_RESET_MARK)
+            line = data.rfind(b"\n", 0, mark) + 1 if mark >= 0 else 0
+            if start == 0 or (mark >= 0 and line > 0):
+                return decode_session_lines(data[line:] if mark >= 0 else data)
+            span *= 4
+    except OSError as err:
+        raise StorageError(f"{home.shown(rel)}: {err.strerror}") from err
+    finally:
+        os.close(fd)
+
+
 def append_events(
     home: Home,
     folder: str,
