@@ -460,7 +460,7 @@ def _take_memory(outcome: Outcome, ledger: Ledger | None, budget: int) -> None:
         # A note's full block is bounded (2 KiB body): render it only when it could be too large or
         # the take goes on, not for every candidate below the point where the take stopped.
         could_be_too_large = (
-            4 * (len(item.title) + len(item.body) + len(item.key)) + 256 > budget - heading
+            8 * (len(item.title) + len(item.body) + len(item.key)) + 256 > budget - heading
         )
         text = render_full(item) if full_phase and (could_be_too_large or not stopped) else ""
         size = _size(text)
