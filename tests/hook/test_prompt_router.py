@@ -437,3 +437,26 @@ def test_the_unknown_fill_is_said_once_across_a_compaction_and_the_backstop(host
     host.start(source="compact")
     said.append("fill unknown" in host.prompt("after the compaction")["stderr"])
     assert said.count(True) == 1 and said[0]
+
+
+def test_a_refused_home_still_lets_the_repositorys_notes_and_rules_come_back(
+    host: Host, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    import os
+
+    real = tmp_path / "real-home"
+    real.mkdir(mode=0o700)
+    os.symlink(real, abcd_home)  # the home itself is a symlink: refused
+    project_notes(
+        repo,
+        {
+            "id": "mem-2611010000001234",
+            "title": "Deploy from main",
+            "body": "Only main.",
+            "recall": ["deploy"],
+        },
+    )
+    rules(repo / ".abcd", {"DEPLOY": {"recall": ["deploy"], "rules": ["Tag first."]}})
+    env = host.prompt("deploy")
+    assert keys(env) == ["mem-2611010000001234"] and env["injected"] == ["DEPLOY"]
+    assert "machine home refused" in env["stderr"] and "symlink" in env["stderr"]

@@ -174,7 +174,13 @@ def _ledger(home: Home | None, session_id: str | None) -> tuple[Ledger, list[Ses
 
 def route(payload: Payload, stderr: TextIO) -> Outcome:
     """Recall for one prompt and record what was sent; raises only what the caller reports."""
-    home = Home.open()
+    try:
+        home = Home.open()
+    except (
+        AbcdError
+    ) as err:  # a refused home: the repository's rules, notes and pages still come back
+        _say(stderr, f"machine home refused, recalling from the repository only: {err}")
+        return _route(payload, None, stderr)
     try:
         return _route(payload, home, stderr)
     finally:
