@@ -101,6 +101,7 @@ def test_p5_recall_opens_only_the_declared_places(
         f"{home}/memory",
         f"{home}/sessions",
         f"{home}/fill",
+        f"{home}/cache",
         f"{top}/.abcd/memory.json",
         f"{top}/.abcd/rules.json",
         f"{top}/.abcd/memory",

@@ -153,3 +153,81 @@ def test_a_session_start_rebuilds_an_index_it_cannot_use(repo: Path, abcd_home: 
         io.StringIO(),
     )
     assert (abcd_home / INDEX_FILE).read_bytes() == data
+
+
+def test_the_stem_cache_changes_no_score_and_is_rewritten_only_when_something_is_new(
+    repo: Path, abcd_home: Path
+) -> None:
+    from abcd.recall.stemcache import StemCache, cache_rel
+
+    store.append(
+        lambda _v: [
+            NoteAdded(
+                id="mem-0000000000000003",
+                title="deploy tags",
+                body="tag it",
+                recall=("deploy",),
+                root=None,
+                origin="agent",
+                written_by="Claude:claude-opus-4-8",
+                session=None,
+            )
+        ],
+        projections=(project_index,),
+    )
+    (repo / ".abcd").mkdir()
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "notes": [
+                    {
+                        "id": f"mem-10000000000000{n:02d}",
+                        "title": f"deploy step {n}",
+                        "body": "release then deploy " * n,
+                        "recall": ["deploy"],
+                    }
+                    for n in range(5)
+                ],
+            }
+        )
+    )
+    home = Home.open()
+    assert home is not None
+    with home:
+        found = find_repo(repo)
+        assert found is not None
+        bracket = bracket_for(Fill(10.0, "statusline"))
+        plain = recall("deploy the release", home=home, repo=found, bracket=bracket)
+        first = StemCache(home, found.top)
+        cached = recall("deploy the release", home=home, repo=found, bracket=bracket, stems=first)
+        first.save()
+        path = abcd_home / cache_rel(found.top)
+        written = path.stat().st_mtime_ns
+        second = StemCache(home, found.top)
+        again = recall("deploy the release", home=home, repo=found, bracket=bracket, stems=second)
+        second.save()
+    assert _scores(plain) == _scores(cached) == _scores(again)
+    assert first.added == 5 and second.added == 0
+    assert path.stat().st_mtime_ns == written and oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_the_session_sweep_removes_stale_stem_caches_too(abcd_home: Path) -> None:
+    import os
+    import time
+
+    from abcd.session.files import sweep_stale
+
+    cache = abcd_home / "cache"
+    cache.mkdir(parents=True, mode=0o700)
+    abcd_home.chmod(0o700)
+    old, fresh = cache / "stems-old.marshal", cache / "stems-new.marshal"
+    for path in (old, fresh):
+        path.write_bytes(b"x")
+    week_and_a_day = time.time() - 8 * 24 * 3600
+    os.utime(old, (week_and_a_day, week_and_a_day))
+    home = Home.open(abcd_home)
+    assert home is not None
+    with home:
+        assert sweep_stale(home) == 1
+    assert not old.exists() and fresh.exists()

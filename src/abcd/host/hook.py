@@ -209,13 +209,15 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     fill = current_fill(home, payload.session_id, payload.transcript_path, session_records=records)
     if fill.problem:
         _say(stderr, fill.problem)
+    repo = find_repo(payload.cwd)
+    from abcd.recall.stemcache import StemCache
+
+    stems = StemCache(home, repo.top) if home is not None and repo is not None else None
     outcome = recall(
-        payload.prompt,
-        home=home,
-        repo=find_repo(payload.cwd),
-        bracket=bracket_for(fill),
-        ledger=ledger,
+        payload.prompt, home=home, repo=repo, bracket=bracket_for(fill), ledger=ledger, stems=stems
     )
+    if stems is not None:
+        stems.save()
     rules = outcome.rules
     active = {d.name for d in rules.domains if d.state == "active"} if rules is not None else set()
     active |= {c.match.domain.name for c in outcome.domains}

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
     from abcd.recall.bm25f import Scored
     from abcd.recall.index import Record
+    from abcd.recall.stemcache import StemCache
     from abcd.repo import Repo
     from abcd.rules.loader import RuleSet
     from abcd.rules.match import Match
@@ -256,12 +257,15 @@ def recall(
     bracket: Bracket,
     ledger: Ledger | None = None,
     use_index: bool = True,
+    stems: StemCache | None = None,
 ) -> Outcome:
     """Decide what this prompt brings back; `ledger` `None` means a fresh session.
 
     With `use_index`, machine notes come through `memory.idx` when it is
     usable (the hook); without it every machine note is read, so each one
-    can be listed with the reason it was withheld (the diagnostic).
+    can be listed with the reason it was withheld (the diagnostic). `stems`,
+    when given, supplies the stems of items stemmed at an earlier prompt (the
+    hook saves it afterwards; the engine itself writes nothing).
     """
     outcome = Outcome(bracket)
     rules = load_rules(home, repo.top if repo is not None else None)
@@ -271,7 +275,7 @@ def recall(
     prompt = Prompt(scan(prompt_text))
     indexed = _open_index(home, outcome) if use_index else None
     try:
-        return _recall(prompt, home, repo, rules, bracket, ledger, indexed, outcome)
+        return _recall(prompt, home, repo, rules, bracket, ledger, indexed, outcome, stems)
     finally:
         if indexed is not None:
             indexed.close()
@@ -286,6 +290,7 @@ def _recall(
     ledger: Ledger | None,
     indexed: IndexedNotes | None,
     outcome: Outcome,
+    stems: StemCache | None = None,
 ) -> Outcome:
     loaded = _load_items(home, repo, outcome, machine_notes=indexed is None)
     if indexed is not None:
@@ -380,21 +385,24 @@ def _recall(
     if not hitting:  # nothing to rank: the reach's figures are not needed
         return outcome
     by_key = {item.key: item for item in reach}
-    # One pass over the reach's text (in C: translate, split, set difference) stems every new word at once.
-    texts = (t for item in reach if item.key not in from_index for t in (item.title, item.body))
-    warm(words("\n".join(texts)))
-    docs = {
-        item.key: Doc.of(
-            item.key,
-            recall=item.recall,
-            title=item.title,
-            body=item.body,
-            scope_rank=item.scope_rank,
-            recency=item.recency,
-        )
-        for item in reach
-        if item.key not in from_index
-    }
+    if stems is not None:
+        docs = {item.key: stems.doc(item) for item in reach if item.key not in from_index}
+    else:
+        # One pass over the reach's text (in C: translate, split, set difference) stems new words at once.
+        texts = (t for item in reach if item.key not in from_index for t in (item.title, item.body))
+        warm(words("\n".join(texts)))
+        docs = {
+            item.key: Doc.of(
+                item.key,
+                recall=item.recall,
+                title=item.title,
+                body=item.body,
+                scope_rank=item.scope_rank,
+                recency=item.recency,
+            )
+            for item in reach
+            if item.key not in from_index
+        }
     groups = [EVERYWHERE, *([root] if root is not None else [])]
     minus: list[Record] = []
     if indexed is not None:

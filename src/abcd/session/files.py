@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 SESSIONS_DIR = "sessions"
+CACHE_DIR = "cache"  # the recall stem caches (`abcd.recall.stemcache`), swept with the sessions
 FILL_DIR = "fill"
 # A session file holds a few lines per prompt; this bound is far past any real session.
 SESSION_FILE_MAX_BYTES = 8 * 1024 * 1024
@@ -115,15 +116,15 @@ def append_events(
 
 
 def sweep_stale(home: Home, now: float | None = None) -> int:
-    """Delete whole session and fill files older than the fixed age; return how many."""
+    """Delete whole session, fill and recall-cache files older than the fixed age; return how many."""
     cutoff = (now if now is not None else time.time()) - SESSION_STALE_SECONDS
     removed = 0
-    for folder in (SESSIONS_DIR, FILL_DIR):
+    for folder, suffix in ((SESSIONS_DIR, ".jsonl"), (FILL_DIR, ".jsonl"), (CACHE_DIR, ".marshal")):
         with home.folder(folder) as dfd:
             if dfd is None:
                 continue
             for name in os.listdir(dfd):
-                if not name.endswith(".jsonl"):
+                if not name.endswith(suffix):
                     continue
                 try:
                     st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
