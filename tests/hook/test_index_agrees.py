@@ -21,6 +21,19 @@ from tests.conftest import git
 WORDS = "test build deploy race flag cache auth login token retry timeout suite lint docs release".split()
 
 
+def _deploy_note(note_id: str, title: str = "t", body: str = "b") -> NoteAdded:
+    return NoteAdded(
+        id=note_id,
+        title=title,
+        body=body,
+        recall=("deploy",),
+        root=None,
+        origin="agent",
+        written_by="Claude:claude-opus-4-8",
+        session=None,
+    )
+
+
 def _scores(outcome: Outcome) -> list[tuple[str, float]]:
     return [(c.item.key, round(c.scored.score, 9)) for c in outcome.candidates]
 
@@ -93,21 +106,9 @@ def test_index_and_fold_agree_on_every_score(repo: Path, abcd_home: Path, seed: 
 
 
 def test_an_index_from_another_term_rule_is_not_used(repo: Path, abcd_home: Path) -> None:
-    from tests.conftest import BY
 
     store.append(
-        lambda _v: [
-            NoteAdded(
-                id="mem-0000000000000001",
-                title="t",
-                body="b",
-                recall=("deploy",),
-                root=None,
-                origin="agent",
-                written_by=BY,
-                session=None,
-            )
-        ],
+        lambda _v: [_deploy_note("mem-0000000000000001")],
         projections=(project_index,),
     )
     data = (abcd_home / INDEX_FILE).read_bytes()
@@ -120,22 +121,8 @@ def test_an_index_from_another_term_rule_is_not_used(repo: Path, abcd_home: Path
 
 def test_a_session_start_rebuilds_an_index_it_cannot_use(repo: Path, abcd_home: Path) -> None:
     from abcd.host.hook import Payload, reset
-    from tests.conftest import BY
 
-    store.append(
-        lambda _v: [
-            NoteAdded(
-                id="mem-0000000000000002",
-                title="t",
-                body="b",
-                recall=("deploy",),
-                root=None,
-                origin="agent",
-                written_by=BY,
-                session=None,
-            )
-        ]
-    )
+    store.append(lambda _v: [_deploy_note("mem-0000000000000002")])
     assert not (abcd_home / INDEX_FILE).exists()  # written without the projection
     import io
 

@@ -301,15 +301,8 @@ def test_the_hook_never_blocks_on_a_malformed_payload(host: Host) -> None:
     assert host.abcd("hook", "nonsense", stdin="{}").code == 0
 
 
-def test_a_refused_machine_view_does_not_stop_rules_or_the_projects_notes(
-    host: Host, repo: Path, abcd_home: Path, tmp_path: Path
-) -> None:
-    host.note("Mine", "machine note", "deploy")
-    view = abcd_home / "memory.json"
-    elsewhere = tmp_path / "view.json"
-    elsewhere.write_bytes(view.read_bytes())
-    view.unlink()
-    view.symlink_to(elsewhere)
+def _deploy_from_the_repository_only(host: Host, repo: Path) -> dict[str, object]:
+    """A project note and a rule domain about deploys; a prompt must bring back exactly them."""
     project_notes(
         repo,
         {
@@ -322,6 +315,19 @@ def test_a_refused_machine_view_does_not_stop_rules_or_the_projects_notes(
     rules(repo / ".abcd", {"DEPLOY": {"recall": ["deploy"], "rules": ["Tag first."]}})
     env = host.prompt("deploy")
     assert keys(env) == ["mem-2611010000001234"] and env["injected"] == ["DEPLOY"]
+    return env
+
+
+def test_a_refused_machine_view_does_not_stop_rules_or_the_projects_notes(
+    host: Host, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    host.note("Mine", "machine note", "deploy")
+    view = abcd_home / "memory.json"
+    elsewhere = tmp_path / "view.json"
+    elsewhere.write_bytes(view.read_bytes())
+    view.unlink()
+    view.symlink_to(elsewhere)
+    env = _deploy_from_the_repository_only(host, repo)
     assert "memory.json: is a symlink" in env["stderr"]
 
 
@@ -447,16 +453,5 @@ def test_a_refused_home_still_lets_the_repositorys_notes_and_rules_come_back(
     real = tmp_path / "real-home"
     real.mkdir(mode=0o700)
     os.symlink(real, abcd_home)  # the home itself is a symlink: refused
-    project_notes(
-        repo,
-        {
-            "id": "mem-2611010000001234",
-            "title": "Deploy from main",
-            "body": "Only main.",
-            "recall": ["deploy"],
-        },
-    )
-    rules(repo / ".abcd", {"DEPLOY": {"recall": ["deploy"], "rules": ["Tag first."]}})
-    env = host.prompt("deploy")
-    assert keys(env) == ["mem-2611010000001234"] and env["injected"] == ["DEPLOY"]
+    env = _deploy_from_the_repository_only(host, repo)
     assert "machine home refused" in env["stderr"] and "symlink" in env["stderr"]
