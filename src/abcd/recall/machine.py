@@ -60,15 +60,31 @@ def _stored_view(
         return empty
     if checkpoint[2] == 0:
         return (notes, (1, 0, 0, ZERO_HASH)) if not notes else empty
-    line = segs.line_ending_at(checkpoint[0], checkpoint[1])
-    if line is None or sha256_hex(line) != checkpoint[3]:
+    if not _at_checkpoint(segs, checkpoint):
         return empty
     return notes, checkpoint
 
 
+def _at_checkpoint(segs: Segments, checkpoint: tuple[int, int, int, str]) -> bool:
+    """Whether the journal holds the checkpoint: the line ending at its offset hashes to its head."""
+    segment, offset, seq, head = checkpoint
+    if not seq:
+        return True
+    line = segs.line_ending_at(segment, offset)
+    return line is not None and sha256_hex(line) == head
+
+
 def _fold(
-    segs: Segments, notes: dict[str, dict[str, Any]], checkpoint: tuple[int, int, int, str]
+    segs: Segments,
+    notes: dict[str, dict[str, Any]],
+    checkpoint: tuple[int, int, int, str],
+    gone: set[str] | None = None,
 ) -> None:
+    """Fold the journal lines after `checkpoint` into `notes`, checking each link of the chain.
+
+    A removal of a note `notes` does not hold goes into `gone`, when given
+    (a note the caller's index still holds).
+    """
     segment, offset, seq, head = checkpoint
     for raw in segs.lines(segment, offset):
         where = segment_rel(raw.segment)
@@ -88,8 +104,8 @@ def _fold(
         seq, head = seq + 1, sha256_hex(raw.data)
         if kind == "note.added":
             notes[data["id"]] = dict(data, written_at=line["at"])
-        elif kind == "note.removed":
-            notes.pop(data["id"], None)
+        elif kind == "note.removed" and notes.pop(data["id"], None) is None and gone is not None:
+            gone.add(data["id"])
 
 
 def read_machine_notes(home: Home | None) -> list[Item]:
@@ -137,23 +153,10 @@ class IndexedNotes:
         self.gone: set[str] = set()
         try:
             with Segments(home) as segs:
-                segment, offset, seq, head = self.index.checkpoint
-                line = segs.line_ending_at(segment, offset) if seq else None
-                if seq and (line is None or sha256_hex(line) != head):
+                if not _at_checkpoint(segs, self.index.checkpoint):
                     raise IndexUnusable("the index's checkpoint is not in the journal")
                 notes: dict[str, dict[str, Any]] = {}
-                before: set[str] = set()
-                for raw in segs.lines(segment if seq else 1, offset if seq else 0):
-                    line_doc = fastjson.loads(raw.data)
-                    if line_doc.get("seq") != seq + 1 or line_doc.get("prev") != head:
-                        raise IndexUnusable("the journal after the index does not chain on")
-                    seq, head = seq + 1, sha256_hex(raw.data)
-                    data = line_doc["data"]
-                    if line_doc["type"] == "note.added":
-                        notes[data["id"]] = dict(data, written_at=line_doc["at"])
-                    elif line_doc["type"] == "note.removed" and notes.pop(data["id"], None) is None:
-                        before.add(data["id"])
-                self.gone = before
+                _fold(segs, notes, self.index.checkpoint, self.gone)
                 self.extra = {n["id"]: _note_item(n) for n in notes.values()}
         except BaseException:
             self.index.close()
