@@ -219,9 +219,20 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument(
+        "--root",
+        type=Path,
+        help="build the home here, or reuse the one an earlier run built here with the same --notes",
+    )
+    parser.add_argument("--only", choices=("broad", "narrow", "none"), help="time one prompt only")
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp())
-    home, repo = build(root, args.notes)
+    root = args.root or Path(tempfile.mkdtemp())
+    if (root / "home").is_dir():
+        home, repo = root / "home", root / "project"
+        os.environ["ABCD_HOME"] = str(home)
+    else:
+        root.mkdir(parents=True, exist_ok=True)
+        home, repo = build(root, args.notes)
     subprocess.run(
         [PY, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "src")],
         check=True,
@@ -242,13 +253,17 @@ def main() -> int:
     }
     print(f"hook: {args.notes:,} personal notes, 200 project notes, 100 pages, 20 domains")
     for label, prompt in prompts.items():
+        if args.only not in (None, label):
+            continue
         sample = subprocess.run(
             [ABCD, "hook", "prompt-router", "--json"],
             text=True,
             capture_output=True,
             env=env,
             cwd=repo,
-            input=json.dumps({"session_id": f"probe-{label}", "cwd": str(repo), "prompt": prompt}),
+            input=json.dumps(
+                {"session_id": f"probe-{label}-{os.getpid()}", "cwd": str(repo), "prompt": prompt}
+            ),
         )
         envelope = json.loads(sample.stdout)
         base, ours = [], []

@@ -263,7 +263,7 @@ def summary_line(outcome: Outcome) -> str | None:
         )
     if outcome.injected:
         parts.append(f"rules [{', '.join(c.match.domain.name for c in outcome.injected)}]")
-    too_large = [c.item.key for c in outcome.candidates if c.form == "too large"]
+    too_large = [c.item.key for c in outcome.too_large]
     if too_large:
         parts.append(f"set aside as too large [{', '.join(too_large)}]")
     return "; ".join(parts) if parts else None
@@ -296,16 +296,16 @@ def main(argv: list[str], stdin: Any, stdout: TextIO, stderr: TextIO) -> int:
         if event != "prompt-router":
             reset(event, payload, stderr)
             return 0
-        outcome = route(payload, stderr)
-        for problem in outcome.problems:
-            _say(stderr, problem.message)
-        line = summary_line(outcome)
-        if line:
-            _say(stderr, line)
-        if as_json:
-            stdout.write(fastjson.dumps(envelope(outcome), ensure_ascii=False) + "\n")
-        elif outcome.text:
-            stdout.write(outcome.text + "\n")
+        with route(payload, stderr) as outcome:
+            for problem in outcome.problems:
+                _say(stderr, problem.message)
+            line = summary_line(outcome)
+            if line:
+                _say(stderr, line)
+            if as_json:
+                stdout.write(fastjson.dumps(envelope(outcome), ensure_ascii=False) + "\n")
+            elif outcome.text:
+                stdout.write(outcome.text + "\n")
     except Exception as err:  # the hook never blocks a prompt: one line, exit 0
         _say(stderr, f"hook {event} failed: {type(err).__name__}: {err}")
     return 0

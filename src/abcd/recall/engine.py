@@ -23,11 +23,14 @@ Pure apart from reading the declared places; it writes nothing.
 
 from __future__ import annotations
 
+import math
+
 from abcd.errors import AbcdError, TrustError
-from abcd.recall.bm25f import Corpus, Doc
-from abcd.recall.constants import INJECTION_BUDGET_BYTES
+from abcd.recall.bm25f import Corpus, Doc, idf
+from abcd.recall.constants import INJECTION_BUDGET_BYTES, K1, TIE_EPSILON, B
 from abcd.recall.index import EVERYWHERE, INDEX_FILE, weighted_length
 from abcd.recall.items import (
+    WIDE,
     Item,
     Problem,
     read_machine_pages,
@@ -42,10 +45,10 @@ from abcd.rules.render import fence, fit, render_domain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Callable, Collection, Iterator
 
     from abcd.recall.bm25f import Scored
-    from abcd.recall.index import Record
+    from abcd.recall.index import Index, Record
     from abcd.recall.stemcache import StemCache
     from abcd.repo import Repo
     from abcd.rules.loader import RuleSet
@@ -58,16 +61,57 @@ MEMORY_HEADING = "## MEMORY"
 
 
 class Candidate:
-    """A ranked candidate and the form it takes: full, line, too large, does not fit, already sent."""
+    """A ranked candidate and the form it takes: full, line, too large, does not fit, already sent.
 
-    __slots__ = ("form", "hits", "item", "rank", "scored")
+    A machine note ranked through the index carries only its number and
+    score until something asks for its item, hits or per-term breakdown:
+    the record is read then, so a broad prompt reads the records of the
+    notes the budget reaches, not of every candidate.
+    """
 
-    def __init__(self, item: Item, scored: Scored, rank: int, hits: tuple[str, ...]) -> None:
-        self.item = item
-        self.scored = scored
+    __slots__ = ("_hits", "_item", "_scored", "_source", "form", "rank")
+
+    def __init__(
+        self,
+        item: Item | None,
+        scored: Scored | None,
+        rank: int,
+        hits: tuple[str, ...] | None,
+        source: tuple[_Machine, int] | None = None,
+    ) -> None:
+        self._item = item
+        self._scored = scored
+        self._hits = hits
+        self._source = source
         self.rank = rank
-        self.hits = hits
         self.form = "does not fit"
+
+    def _load(self) -> None:
+        assert self._source is not None
+        machine, no = self._source
+        self._item, self._hits = machine.item(no)
+
+    @property
+    def item(self) -> Item:
+        if self._item is None:
+            self._load()
+        assert self._item is not None
+        return self._item
+
+    @property
+    def hits(self) -> tuple[str, ...]:
+        if self._hits is None:
+            self._load()
+        assert self._hits is not None
+        return self._hits
+
+    @property
+    def scored(self) -> Scored:
+        if self._scored is None:
+            assert self._source is not None
+            machine, no = self._source
+            self._scored = machine.scored(no, self.item)
+        return self._scored
 
 
 class DomainChoice:
@@ -88,11 +132,43 @@ class Outcome:
         self.rules: RuleSet | None = None
         self.domains: list[DomainChoice] = []
         self.truncated_line = ""
-        self.candidates: list[Candidate] = []
+        self._candidates: list[Candidate] = []
+        # The candidates ranked after the take stopped, classified only when asked for, and
+        # whether one of them could be too large (else `too_large` need not classify them).
+        self._rest: Iterator[Candidate] | None = None
+        self._rest_may_be_too_large = False
+        self._open: IndexedNotes | None = None  # the index machine candidates are read from
         self.withheld: list[tuple[Item, str]] = []
         self.problems: list[Problem] = []
         self.rules_text = ""
         self.memory_text = ""
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        """Every candidate in rank order, each with its form."""
+        if self._rest is not None:
+            self._candidates.extend(self._rest)
+            self._rest = None
+        return self._candidates
+
+    @property
+    def too_large(self) -> list[Candidate]:
+        """The candidates set aside as larger than the whole budget, wherever they rank."""
+        if self._rest_may_be_too_large:
+            self.candidates  # noqa: B018 (classifies the rest)
+        return [c for c in self._candidates if c.form == "too large"]
+
+    def close(self) -> None:
+        """Give back the index; a machine candidate not yet read cannot be read after this."""
+        if self._open is not None:
+            self._open.close()
+            self._open = None
+
+    def __enter__(self) -> Outcome:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     @property
     def text(self) -> str:
@@ -104,7 +180,8 @@ class Outcome:
 
     @property
     def recalled(self) -> list[Candidate]:
-        return [c for c in self.candidates if c.form in ("full", "line")]
+        # Whatever came back was reached by the take, so the unclassified rest holds none of it.
+        return [c for c in self._candidates if c.form in ("full", "line")]
 
 
 # --- rendering -------------------------------------------------------------------
@@ -126,12 +203,17 @@ def _size(text: str) -> int:
 
 
 def _load_items(
-    home: Home | None, repo: Repo | None, outcome: Outcome, *, machine_notes: bool
+    home: Home | None,
+    repo: Repo | None,
+    outcome: Outcome,
+    *,
+    machine_notes: bool,
+    cache: StemCache | None,
 ) -> list[Item]:
     items: list[Item] = []
     if repo is not None:
         try:
-            items += read_project_notes(str(repo.top))
+            items += read_project_notes(str(repo.top), cache)
         except AbcdError as err:
             outcome.problems.append(Problem("note", f"project notes unreadable: {err}"))
     try:
@@ -140,10 +222,10 @@ def _load_items(
     except AbcdError as err:
         outcome.problems.append(Problem("note", f"machine notes unreadable: {err}"))
     if repo is not None:
-        pages, problems = read_workspace_pages(str(repo.top))
+        pages, problems = read_workspace_pages(str(repo.top), cache)
         items += pages
         outcome.problems += problems
-    pages, problems = read_machine_pages(home)
+    pages, problems = read_machine_pages(home, cache)
     items += pages
     outcome.problems += problems
     return items
@@ -164,16 +246,26 @@ def _suppress(items: list[Item], outcome: Outcome) -> list[Item]:
     return kept
 
 
-def _hits(item: Item, prompt: Prompt, memo: dict[str, Term | None]) -> tuple[str, ...]:
-    """The item's recall words that hit the prompt (`memo` keeps each word's term for this recall)."""
+def _hits(item: Item, prompt: Prompt, term: Callable[[str], Term | None]) -> tuple[str, ...]:
+    """The item's recall words that hit the prompt (`term` gives a word's term)."""
     found = []
     for word in item.recall:
-        if word not in memo:
-            memo[word] = term_of(word)
-        term = memo[word]
-        if term is not None and prompt.hits(term):
+        found_term = term(word)
+        if found_term is not None and prompt.hits(found_term):
             found.append(word)
     return tuple(found)
+
+
+def _memo_terms() -> Callable[[str], Term | None]:
+    """Each recall word's term, computed once for this recall."""
+    memo: dict[str, Term | None] = {}
+
+    def term(word: str) -> Term | None:
+        if word not in memo:
+            memo[word] = term_of(word)
+        return memo[word]
+
+    return term
 
 
 def _root(repo: Repo | None, ledger: Ledger | None, outcome: Outcome) -> str | None:
@@ -275,10 +367,14 @@ def recall(
     prompt = Prompt(scan(prompt_text))
     indexed = _open_index(home, outcome) if use_index else None
     try:
-        return _recall(prompt, home, repo, rules, bracket, ledger, indexed, outcome, stems)
-    finally:
+        _recall(prompt, home, repo, rules, bracket, ledger, indexed, outcome, stems)
+    except BaseException:
         if indexed is not None:
             indexed.close()
+        raise
+    if indexed is not None and outcome._open is None:
+        indexed.close()  # else kept open: candidates read their records from it when asked
+    return outcome
 
 
 def _recall(
@@ -292,7 +388,7 @@ def _recall(
     outcome: Outcome,
     stems: StemCache | None = None,
 ) -> Outcome:
-    loaded = _load_items(home, repo, outcome, machine_notes=indexed is None)
+    loaded = _load_items(home, repo, outcome, machine_notes=indexed is None, cache=stems)
     if indexed is not None:
         loaded += [i for i in indexed.extra.values()]
     items = _suppress(loaded, outcome)
@@ -303,57 +399,33 @@ def _recall(
 
     used = _take_rules(match_rules(rules, prompt), bracket, ledger, outcome)
 
-    # Machine notes through the index: only those whose recall terms start with a prompt stem.
+    # Machine notes through the index: the notes holding a recall term the prompt hits.
     narrow_ids = {i.key for i in items if i.kind == "note" and i.layer != "machine"}
-    from_index: dict[str, Doc] = {}
-    known_hits: dict[str, tuple[str, ...]] = {}
-    memo: dict[str, Term | None] = {}
+    numbers: list[int] = []
+    has_tied = False
     if indexed is not None:
         # Only the groups that can come back here: a note tied to another repository is never read.
-        tied_groups = any(g != EVERYWHERE for g in indexed.index.groups) or any(
-            i.root is not None for i in indexed.extra.values()
-        )
+        has_tied = any(g != EVERYWHERE for g in indexed.index.groups)
+        tied_groups = has_tied or any(i.root is not None for i in indexed.extra.values())
         known_root = _root(repo, ledger, outcome) if tied_groups else None
-        wanted_groups = {EVERYWHERE, known_root or EVERYWHERE}
-        numbers = sorted(
-            {
-                no
-                for no, term, group in indexed.index.recall_entries(prompt.distinct)
-                if group in wanted_groups and prompt.hits(term)
-            }
-        )
-        for no in numbers:
-            record = indexed.index.record(no)
-            if record[0] in indexed.gone or record[0] in narrow_ids or record[0] in indexed.extra:
-                continue
-            item = Item(
-                kind="note",
-                layer="machine",
-                name=record[0],
-                title=record[1],
-                body=record[2],
-                recall=record[3],
-                root=record[4],
-                recency=record[5],
-            )
-            from_index[item.key] = Doc(
-                item.key, record[6], record[7], record[8], item.scope_rank, item.recency
-            )
-            known_hits[item.key] = tuple(
-                word
-                for word, term in zip(record[3], record[9], strict=True)
-                if term and prompt.hits(term)
-            )
-            items.append(item)
+        found = indexed.index.candidates(prompt, {EVERYWHERE, known_root or EVERYWHERE})
+        # A note removed since the index, shadowed by a newer copy in the journal's tail, or
+        # suppressed by a project note of the same id is not a candidate.
+        for note_id in indexed.gone | narrow_ids | set(indexed.extra):
+            no = indexed.index.number_of(note_id)
+            if no is not None:
+                found.discard(no)
+        numbers = sorted(found)
 
     reach: list[Item] = []
     hitting: list[tuple[Item, tuple[str, ...]]] = []
     tied: list[tuple[Item, tuple[str, ...]]] = []
+    term = stems.term if stems is not None else _memo_terms()
     for item in items:
         if not item.recall:
             outcome.withheld.append((item, "no recall words"))
             continue
-        hits = known_hits[item.key] if item.key in known_hits else _hits(item, prompt, memo)
+        hits = _hits(item, prompt, term)
         if item.root is not None:
             tied.append((item, hits))
             continue
@@ -365,10 +437,7 @@ def _recall(
     # idf counts every item in reach, tied notes of this repository included whether or not one
     # hit, so the root is needed whenever tied notes exist; the session start records it, so the
     # hook asks git only when the session did not (docs/decisions.md).
-    has_tied = bool(tied) or (
-        indexed is not None and any(g != EVERYWHERE for g in indexed.index.groups)
-    )
-    root = _root(repo, ledger, outcome) if has_tied else None
+    root = _root(repo, ledger, outcome) if tied or has_tied else None
     for item, hits in tied:
         if root is not None and item.root == root:
             reach.append(item)
@@ -382,15 +451,14 @@ def _recall(
         else:
             outcome.withheld.append((item, "tied to another repository"))
 
-    if not hitting:  # nothing to rank: the reach's figures are not needed
+    if not hitting and not numbers:  # nothing to rank: the reach's figures are not needed
         return outcome
     by_key = {item.key: item for item in reach}
     if stems is not None:
-        docs = {item.key: stems.doc(item) for item in reach if item.key not in from_index}
+        docs = {item.key: stems.doc(item) for item in reach}
     else:
         # One pass over the reach's text (in C: translate, split, set difference) stems new words at once.
-        texts = (t for item in reach if item.key not in from_index for t in (item.title, item.body))
-        warm(words("\n".join(texts)))
+        warm(words("\n".join(t for item in reach for t in (item.title, item.body))))
         docs = {
             item.key: Doc.of(
                 item.key,
@@ -401,27 +469,164 @@ def _recall(
                 recency=item.recency,
             )
             for item in reach
-            if item.key not in from_index
         }
     groups = [EVERYWHERE, *([root] if root is not None else [])]
     minus: list[Record] = []
     if indexed is not None:
         for note_id in sorted((indexed.gone | narrow_ids) - set(indexed.extra)):
-            found = indexed.index.number_of(note_id)
-            if found is not None:
-                record = indexed.index.record(found)
+            no = indexed.index.number_of(note_id)
+            if no is not None:
+                record = indexed.index.record(no)
                 if (record[4] or EVERYWHERE) in groups:
                     minus.append(record)
     corpus = _Reach(list(docs.values()), indexed, groups, minus)
-    corpus.admit({key for key in from_index if key in by_key})
-    docs.update(from_index)
     hits_of = {item.key: hits for item, hits in hitting}
-    ranked = corpus.ranked([docs[item.key] for item, _ in hitting], prompt.distinct)
-    outcome.candidates = [
-        Candidate(by_key[s.key], s, rank, hits_of[s.key]) for rank, s in enumerate(ranked, start=1)
-    ]
-    _take_memory(outcome, ledger, INJECTION_BUDGET_BYTES - used)
+    scored = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
+    machine = None
+    ranked_numbers: list[tuple[float, int]] = []
+    if indexed is not None and numbers:
+        machine = _Machine(indexed.index, prompt, corpus)
+        ranked_numbers = machine.score(numbers)
+        outcome._open = indexed
+
+    def candidate(ref: Scored | int, rank: int) -> Candidate:
+        if isinstance(ref, int):
+            assert machine is not None
+            return Candidate(None, None, rank, None, (machine, ref))
+        return Candidate(by_key[ref.key], ref, rank, hits_of[ref.key])
+
+    ordered = _ranked(scored, ranked_numbers, machine)
+    largest = max(
+        [len(item.key) + len(item.title) + len(item.body) for item, _ in hitting]
+        + [indexed.index.largest if indexed is not None and numbers else 0]
+    )
+    _take_memory(
+        outcome,
+        ledger,
+        INJECTION_BUDGET_BYTES - used,
+        (candidate(ref, rank) for rank, ref in enumerate(ordered, start=1)),
+        largest,
+    )
     return outcome
+
+
+class _Machine:
+    """The indexed machine notes of one recall, ranked from their forward records.
+
+    A note's record (its text) is read only when its candidate is asked for
+    its item: the notes the budget reaches, the diagnostic's every one.
+    """
+
+    def __init__(self, index: Index, prompt: Prompt, corpus: _Reach) -> None:
+        self.index, self.prompt, self.corpus = index, prompt, corpus
+        self._records: dict[int, Record] = {}
+
+    def score(self, numbers: list[int]) -> list[tuple[float, int]]:
+        """`(score, note no)` for each note: the same figures `Corpus.score` gives, term for term.
+
+        The idf of each query term the index knows, and each note's length
+        norm, are computed once; a note costs one read of its forward record
+        and the arithmetic of the terms it holds, summed with `math.fsum` as
+        `Corpus` sums them (exactly rounded, so the order of terms is moot).
+        """
+        known = self.index.term_numbers(self.prompt.distinct)
+        holding = self.corpus.holding(known)
+        n, avg = self.corpus.n, self.corpus.avg_len
+        idf_of = {known[term]: idf(n, holding[term]) for term in known}
+        query = frozenset(idf_of)
+        forward, fsum = self.index.forward, math.fsum
+        out = []
+        for no in numbers:
+            length, ids, weights = forward(no)
+            norm = K1 * (1.0 - B + B * length / avg)
+            out.append(
+                (
+                    fsum(
+                        [
+                            idf_of[t] * (w := weights[ids.index(t)]) / (w + norm)
+                            for t in query.intersection(ids)
+                        ]
+                    ),
+                    no,
+                )
+            )
+        return out
+
+    def record(self, no: int) -> Record:
+        record = self._records.get(no)
+        if record is None:
+            record = self._records[no] = self.index.record(no)
+        return record
+
+    def tie_keys(self, no: int) -> tuple[int, str, str]:
+        record = self.record(no)
+        return WIDE, record[5], record[0]
+
+    def item(self, no: int) -> tuple[Item, tuple[str, ...]]:
+        record = self.record(no)
+        item = Item(
+            kind="note",
+            layer="machine",
+            name=record[0],
+            title=record[1],
+            body=record[2],
+            recall=record[3],
+            root=record[4],
+            recency=record[5],
+        )
+        hits = tuple(
+            word
+            for word, term in zip(record[3], record[9], strict=True)
+            if term and self.prompt.hits(term)
+        )
+        return item, hits
+
+    def scored(self, no: int, item: Item) -> Scored:
+        """The per-term breakdown (for the diagnostic and the tests), as `Corpus.score` gives it."""
+        record = self.record(no)
+        doc = Doc(item.key, record[6], record[7], record[8], item.scope_rank, item.recency)
+        self.corpus.admit({item.key})
+        return self.corpus.score([doc], self.prompt.distinct)[0]
+
+
+def _ranked(
+    scored: list[Scored], machine_scores: list[tuple[float, int]], machine: _Machine | None
+) -> Iterator[Scored | int]:
+    """Every candidate in rank order, lazily: `bm25f.rank`'s order, ties resolved only where they are.
+
+    Scores within `TIE_EPSILON` of a group's top tie and break by scope,
+    recency and key; a machine note's keys are read only when it ties.
+    """
+    entries: list[tuple[float, Scored | int]] = [(s.score, s) for s in scored]
+    entries += machine_scores
+    entries.sort(key=_first, reverse=True)
+
+    def keys(ref: Scored | int) -> tuple[int, str, str]:
+        if isinstance(ref, int):
+            assert machine is not None
+            return machine.tie_keys(ref)
+        return ref.scope_rank, ref.recency, ref.key
+
+    i, end = 0, len(entries)
+    while i < end:
+        top = entries[i][0]
+        j = i + 1
+        while j < end and top - entries[j][0] <= TIE_EPSILON:
+            j += 1
+        if j == i + 1:
+            yield entries[i][1]
+        else:
+            group = [(keys(ref), ref) for _, ref in entries[i:j]]
+            group.sort(key=lambda g: g[0][2])
+            group.sort(key=lambda g: g[0][1], reverse=True)
+            group.sort(key=lambda g: g[0][0])
+            for _, ref in group:
+                yield ref
+        i = j
+
+
+def _first(entry: tuple[float, object]) -> float:
+    return entry[0]
 
 
 def _take_rules(
@@ -450,8 +655,21 @@ def _take_rules(
     return fitted.used
 
 
-def _take_memory(outcome: Outcome, ledger: Ledger | None, budget: int) -> None:
-    """Memory in ranked order, in the bracket's forms, within `budget` bytes."""
+def _take_memory(
+    outcome: Outcome,
+    ledger: Ledger | None,
+    budget: int,
+    ranked: Iterator[Candidate],
+    largest: int,
+) -> None:
+    """Memory in ranked order, in the bracket's forms, within `budget` bytes.
+
+    Once the take stops, the candidates ranked below are classified only
+    when `outcome.candidates` is asked for: each is already sent, too large,
+    or does not fit, and none of that changes what was taken. `largest`
+    bounds the characters of any candidate's key, title and body: when even
+    that renders within the budget, none of the rest can be too large.
+    """
     policy = outcome.bracket.memory
     heading = _size(MEMORY_HEADING)
     left = budget - heading
@@ -459,34 +677,35 @@ def _take_memory(outcome: Outcome, ledger: Ledger | None, budget: int) -> None:
     lines_left = left if policy.line_budget_bytes is None else min(policy.line_budget_bytes, left)
     full_phase = policy.full_budget_bytes != 0
     parts: list[str] = []
-    stopped = False
-    for cand in outcome.candidates:
+    taken = outcome._candidates
+
+    def passed_over(cand: Candidate) -> Candidate:
+        """The form of a candidate the take did not take: already sent, too large or does not fit."""
+        item = cand.item
+        if ledger is not None and ledger.sent(item.key, item.signature()):
+            cand.form = "already sent"
+        elif full_phase and _size(render_full(item)) > budget - heading:
+            cand.form = "too large"  # larger than the whole budget: set aside and named
+        return cand
+
+    for cand in ranked:
+        taken.append(cand)
         item = cand.item
         if ledger is not None and ledger.sent(item.key, item.signature()):
             cand.form = "already sent"
             continue
-        # A note's full block is bounded (2 KiB body): render it only when it could be too large or
-        # the take goes on, not for every candidate below the point where the take stopped.
-        could_be_too_large = (
-            8 * (len(item.title) + len(item.body) + len(item.key)) + 256 > budget - heading
-        )
-        text = render_full(item) if full_phase and (could_be_too_large or not stopped) else ""
-        size = _size(text)
-        if full_phase and text and size > budget - heading:
-            cand.form = (
-                "too large"  # larger than the whole budget: set aside and named, wherever it ranks
-            )
-            continue
-        if stopped:
-            continue
         if full_phase:
+            text = render_full(item)
+            size = _size(text)
+            if size > budget - heading:
+                cand.form = "too large"  # wherever it ranks
+                continue
             if size <= full_left and size <= left:
                 cand.form, full_left, left = "full", full_left - size, left - size
                 parts.append(text)
                 continue
             if policy.line_budget_bytes == 0:
-                stopped = True  # the first that does not fit stops the take
-                continue
+                break  # the first that does not fit stops the take
             full_phase = False  # moderate: the rest go as one line each
         text = render_line(item)
         size = _size(text)
@@ -497,6 +716,15 @@ def _take_memory(outcome: Outcome, ledger: Ledger | None, budget: int) -> None:
             cand.form, lines_left, left = "line", lines_left - size, left - size
             parts.append(text)
         else:
-            stopped = True
+            break
+    else:
+        return _done(outcome, parts)
+    outcome._rest = (passed_over(cand) for cand in ranked)
+    # A rendered block is at most 4 bytes a character, with its fence, head and label in 256 more.
+    outcome._rest_may_be_too_large = full_phase and 8 * largest + 256 > budget - heading
+    _done(outcome, parts)
+
+
+def _done(outcome: Outcome, parts: list[str]) -> None:
     if parts:
         outcome.memory_text = "\n".join([MEMORY_HEADING, *parts])

@@ -11,17 +11,30 @@ Everything the hook reads per prompt is reached by key without loading the
 rest:
 
 - header: format, term-rule version, checkpoint, per root group `(n, total
-  length)`, and the offsets of the buckets below;
-- recall buckets: first stem of a recall term -> `[(note no, term, group)]`;
+  length)`, the largest note's characters, and the offsets of the sections below;
+- recall buckets: first stem of a recall term -> `[(term, group, note
+  numbers)]`, the numbers packed as 4-byte integers, so a prompt gathers its
+  candidates in C, checking each distinct term against the prompt once;
 - df buckets, per group: stem -> number of notes holding it (any field);
+- vocabulary buckets: stem -> term number;
 - id buckets: note id -> note no;
+- forward records: per note `(weighted length, term numbers, weighted
+  counts)`, what ranking needs and nothing else: small integers decode
+  several times faster than the stems they stand for (see
+  `docs/performance.md`), and a table of their offsets (8 bytes a note);
 - records: per note `(id, title, body, recall, root, written_at,
-  recall_stems, title_stems, body_stems, recall_terms)`, and a table of their offsets.
+  recall_stems, title_stems, body_stems, recall_terms)`, read only for the
+  notes the budget takes (and for the diagnostic), and a table of their offsets.
 
 Buckets are keyed by a stem's first two characters, so a prompt reads only
 the few buckets its own stems fall in. `marshal` is the interpreter's own
-format (no import cost); the header names the interpreter's cache tag and a
-reader refuses any other.
+format (no import cost); the header names the interpreter's cache tag and
+byte order, and a reader refuses any other.
+
+Term numbers are kept from one index to the next (a writer extends the old
+vocabulary), so the forward records of unchanged notes are reused as they
+are; the vocabulary is renumbered from scratch once it holds more than twice
+the stems the notes still use.
 """
 
 from __future__ import annotations
@@ -29,6 +42,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+from array import array
 
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
@@ -38,17 +52,21 @@ from abcd.recall.terms import stems, term_of, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Collection, Iterable
     from typing import Any
 
+    from abcd.recall.terms import Prompt
     from abcd.trust.guarded import Home
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 3
+FORMAT = 4
 # The index is bounded like the view it derives from, with room for the stems it adds.
 INDEX_MAX_BYTES = 256 * 1024 * 1024
 EVERYWHERE = ""  # the group of notes recalled in every repository (root null)
+# A forward record's offset table entry: 5 bytes of offset, 3 of length.
+_LENGTH_BITS = 24
+_LENGTH_MASK = (1 << _LENGTH_BITS) - 1
 
 Record = tuple[
     str,
@@ -62,6 +80,8 @@ Record = tuple[
     tuple[str, ...],
     tuple[tuple[str, ...], ...],
 ]
+Forward = tuple[int, tuple[int, ...], tuple[int, ...]]
+"""A note as ranking needs it: its weighted length, its term numbers and their weighted counts."""
 
 
 def _term_rule_version() -> str:
@@ -107,29 +127,58 @@ def weighted_length(record: Record) -> int:
     )
 
 
+def rendered_size(record: Record) -> int:
+    """Characters of a note's id, title and body: what bounds the size of its rendered block."""
+    return len(record[0]) + len(record[1]) + len(record[2])
+
+
+def forward_of(record: Record, vocabulary: dict[str, int]) -> Forward:
+    """The note's forward record; a stem the vocabulary lacks gets the next term number."""
+    counts: dict[int, int] = {}
+    for field, weight in (
+        (record[6], WEIGHT_RECALL),
+        (record[7], WEIGHT_TITLE),
+        (record[8], WEIGHT_BODY),
+    ):
+        for stem in field:
+            number = vocabulary.get(stem)
+            if number is None:
+                number = vocabulary[stem] = len(vocabulary)
+            counts[number] = counts.get(number, 0) + weight
+    return weighted_length(record), tuple(counts), tuple(counts.values())
+
+
+def _place(layout: list[bytes], at: list[int], data: bytes) -> tuple[int, int]:
+    layout.append(data)
+    at[0] += len(data)
+    return at[0] - len(data), len(data)
+
+
 def build(
     records: Iterable[Record],
     checkpoint: tuple[int, int, int, str],
-    raw: dict[str, bytes] | None = None,
+    raw: dict[str, tuple[bytes, bytes]] | None = None,
+    vocabulary: dict[str, int] | None = None,
 ) -> bytes:
     """The index file's bytes for these records (in view order).
 
-    `raw` holds records already marshalled (by note id), reused as they are.
-    The per-group counts are taken with `Counter` over each note's distinct
-    stems, in C, then split into buckets: a 10,000-note index builds in a
-    fraction of a second.
+    `raw` holds, by note id, records and forward records already marshalled
+    under `vocabulary` (the old index's), reused as they are. The per-group
+    counts are taken with `Counter` over each note's distinct stems, in C,
+    then split into buckets: a 10,000-note index builds in a fraction of a
+    second.
     """
     from collections import Counter
 
+    records = list(records)
     raw = raw or {}
-    recall: dict[str, dict[str, list[tuple[int, tuple[str, ...], str]]]] = {}
+    recall: dict[str, dict[str, dict[tuple[tuple[str, ...], str], list[int]]]] = {}
     counts: dict[str, Counter[str]] = {}
     ids: dict[str, dict[str, int]] = {}
     groups: dict[str, list[int]] = {}
-    blobs: list[bytes] = []
-    offsets: list[bytes] = []
-    pos = 0
+    largest = 0
     for no, record in enumerate(records):
+        largest = max(largest, rendered_size(record))
         group = record[4] or EVERYWHERE
         stats = groups.setdefault(group, [0, 0])
         stats[0] += 1
@@ -137,17 +186,32 @@ def build(
         ids.setdefault(id_bucket(record[0]), {})[record[0]] = no
         for term in record[9]:
             if term:
-                recall.setdefault(bucket_of(term[0]), {}).setdefault(term[0], []).append(
-                    (no, term, group)
-                )
+                by_term = recall.setdefault(bucket_of(term[0]), {}).setdefault(term[0], {})
+                by_term.setdefault((term, group), []).append(no)
         counter = counts.get(group)
         if counter is None:
             counter = counts[group] = Counter()
         counter.update(set(record[6]).union(record[7], record[8]))
-        blob = raw.get(record[0]) or marshal.dumps(record)
+    in_use = set().union(*counts.values())
+    if vocabulary is None or len(vocabulary) > 2 * len(in_use):
+        vocabulary, raw = {}, {}  # renumbered: no old forward record holds
+    blobs: list[bytes] = []
+    offsets: list[bytes] = []
+    forwards: list[bytes] = []
+    forward_at = array("Q")
+    pos = fpos = 0
+    for record in records:
+        reused = raw.get(record[0])
+        blob, forward = reused or (
+            marshal.dumps(record),
+            marshal.dumps(forward_of(record, vocabulary)),
+        )
         offsets.append(pos.to_bytes(6, "little") + len(blob).to_bytes(4, "little"))
         blobs.append(blob)
         pos += len(blob)
+        forward_at.append(fpos << _LENGTH_BITS | len(forward))
+        forwards.append(forward)
+        fpos += len(forward)
     df: dict[tuple[str, str], dict[str, int]] = {}
     for group, counter in counts.items():
         for stem, n in counter.items():
@@ -156,28 +220,45 @@ def build(
             if table is None:
                 table = df[key] = {}
             table[stem] = n
-    layout: dict[str, Any] = {}
+    words_of: dict[str, dict[str, int]] = {}
+    for stem, number in vocabulary.items():
+        words_of.setdefault(bucket_of(stem), {})[stem] = number
     sections: list[bytes] = []
-    at = 0
-
-    def place(data: bytes) -> tuple[int, int]:
-        nonlocal at
-        sections.append(data)
-        at += len(data)
-        return at - len(data), len(data)
-
-    layout["records"] = place(b"".join(blobs))
-    layout["offsets"] = place(b"".join(offsets))
-    layout["recall"] = {b: place(marshal.dumps(v)) for b, v in recall.items()}
-    layout["df"] = {k: place(marshal.dumps(v)) for k, v in df.items()}
-    layout["ids"] = {b: place(marshal.dumps(v)) for b, v in ids.items()}
+    at = [0]
+    layout: dict[str, Any] = {
+        "records": _place(sections, at, b"".join(blobs)),
+        "offsets": _place(sections, at, b"".join(offsets)),
+        "forward": _place(sections, at, b"".join(forwards)),
+        "forward_at": _place(sections, at, forward_at.tobytes()),
+        "recall": {
+            b: _place(
+                sections,
+                at,
+                marshal.dumps(
+                    {
+                        stem: [
+                            (term, group, array("I", numbers).tobytes())
+                            for (term, group), numbers in by_term.items()
+                        ]
+                        for stem, by_term in v.items()
+                    }
+                ),
+            )
+            for b, v in recall.items()
+        },
+        "df": {k: _place(sections, at, marshal.dumps(v)) for k, v in df.items()},
+        "vocabulary": {b: _place(sections, at, marshal.dumps(v)) for b, v in words_of.items()},
+        "ids": {b: _place(sections, at, marshal.dumps(v)) for b, v in ids.items()},
+    }
     header = marshal.dumps(
         {
             "format": FORMAT,
             "python": sys.implementation.cache_tag,
+            "byteorder": sys.byteorder,
             "terms": TERM_RULE_VERSION,
             "checkpoint": tuple(checkpoint),
             "count": len(offsets),
+            "largest": largest,
             "groups": {g: tuple(s) for g, s in groups.items()},
             "layout": layout,
         }
@@ -193,7 +274,9 @@ class Index:
     """An open index: reads its header once, then buckets and records on demand."""
 
     def __init__(self, fd: int, size: int) -> None:
-        self.fd = fd
+        self.fd = (
+            -1
+        )  # owns `fd` only once it proves to be an index (the opener closes it otherwise)
         head = os.pread(fd, 16, 0)
         if len(head) < 16 or head[:8] != MAGIC:
             raise IndexUnusable("not an abcd index")
@@ -201,19 +284,24 @@ class Index:
         if length > size - 16:
             raise IndexUnusable("the index's header runs past its end")
         header = marshal.loads(os.pread(fd, length, 16))
-        if (header.get("format"), header.get("python"), header.get("terms")) != (
-            FORMAT,
-            sys.implementation.cache_tag,
-            TERM_RULE_VERSION,
-        ):
+        if (
+            header.get("format"),
+            header.get("python"),
+            header.get("byteorder"),
+            header.get("terms"),
+        ) != (FORMAT, sys.implementation.cache_tag, sys.byteorder, TERM_RULE_VERSION):
             raise IndexUnusable("the index was written by another version")
         self.base = 16 + length
         self.checkpoint: tuple[int, int, int, str] = header["checkpoint"]
         self.count: int = header["count"]
+        self.largest: int = header["largest"]
         self.groups: dict[str, tuple[int, int]] = header["groups"]
         self.layout: dict[str, Any] = header["layout"]
         self._records_at: int = self.layout["records"][0]
+        self._forward_base: int = self.base + self.layout["forward"][0]
+        self._forward_at: array[int] | None = None
         self._ids: dict[str, dict[str, int]] = {}
+        self.fd = fd
 
     @classmethod
     def open(cls, home: Home) -> Index:
@@ -238,37 +326,57 @@ class Index:
             os.close(self.fd)
             self.fd = -1
 
+    def __del__(self) -> None:
+        self.close()  # an outcome dropped unclosed still gives its descriptor back
+
     def _blob(self, where: tuple[int, int]) -> Any:
         return marshal.loads(os.pread(self.fd, where[1], self.base + where[0]))
 
-    def recall_entries(self, first_stems: Iterable[str]) -> list[tuple[int, tuple[str, ...], str]]:
-        """`(note no, term, group)` for every recall term starting with one of `first_stems`."""
+    def candidates(self, prompt: Prompt, groups: Collection[str]) -> set[int]:
+        """The numbers of the notes of `groups` holding a recall term the prompt hits."""
         wanted: dict[str, list[str]] = {}
-        for stem in first_stems:
+        for stem in prompt.distinct:
             wanted.setdefault(bucket_of(stem), []).append(stem)
-        found: list[tuple[int, tuple[str, ...], str]] = []
+        found: set[int] = set()
         table = self.layout["recall"]
         for bucket, stems_here in wanted.items():
-            if bucket in table:
-                entries = self._blob(table[bucket])
-                for stem in stems_here:
-                    found += entries.get(stem, ())
+            if bucket not in table:
+                continue
+            entries = self._blob(table[bucket])
+            for stem in stems_here:
+                for term, group, numbers in entries.get(stem, ()):
+                    if group in groups and prompt.hits(term):
+                        found.update(array("I", numbers))
         return found
 
-    def df(self, group: str, terms: Iterable[str]) -> dict[str, int]:
-        """How many notes of `group` hold each term."""
+    def _lookup(self, section: str, key: Any, terms: Iterable[str]) -> dict[str, int]:
         wanted: dict[str, list[str]] = {}
         for term in terms:
             wanted.setdefault(bucket_of(term), []).append(term)
         out: dict[str, int] = {}
-        table = self.layout["df"]
+        table = self.layout[section]
         for bucket, terms_here in wanted.items():
-            where = table.get((group, bucket))
+            where = table.get(key(bucket))
             if where is not None:
-                counts = self._blob(where)
+                found = self._blob(where)
                 for term in terms_here:
-                    if term in counts:
-                        out[term] = counts[term]
+                    if term in found:
+                        out[term] = found[term]
+        return out
+
+    def df(self, group: str, terms: Iterable[str]) -> dict[str, int]:
+        """How many notes of `group` hold each term."""
+        return self._lookup("df", lambda bucket: (group, bucket), terms)
+
+    def term_numbers(self, terms: Iterable[str]) -> dict[str, int]:
+        """The term number of each of `terms` some indexed note holds."""
+        return self._lookup("vocabulary", lambda bucket: bucket, terms)
+
+    def vocabulary(self) -> dict[str, int]:
+        """Every stem's term number (for a writer extending it)."""
+        out: dict[str, int] = {}
+        for where in self.layout["vocabulary"].values():
+            out.update(self._blob(where))
         return out
 
     def number_of(self, note_id: str) -> int | None:
@@ -278,53 +386,77 @@ class Index:
             self._ids[bucket] = {} if where is None else self._blob(where)
         return self._ids[bucket].get(note_id)
 
+    def forward(self, no: int) -> Forward:
+        """The note's forward record (the offset table is read whole on the first call)."""
+        table = self._forward_at
+        if table is None:
+            table = self._forward_at = array("Q")
+            where = self.layout["forward_at"]
+            table.frombytes(os.pread(self.fd, where[1], self.base + where[0]))
+        entry = table[no]
+        data = os.pread(self.fd, entry & _LENGTH_MASK, self._forward_base + (entry >> _LENGTH_BITS))
+        forward: Forward = marshal.loads(data)
+        return forward
+
     def record(self, no: int) -> Record:
         entry = os.pread(self.fd, 10, self.base + self.layout["offsets"][0] + 10 * no)
         at, length = int.from_bytes(entry[:6], "little"), int.from_bytes(entry[6:], "little")
         record: Record = marshal.loads(os.pread(self.fd, length, self.base + self._records_at + at))
         return record
 
-    def records(self) -> list[Record]:
-        """Every record, in view order (for a writer bringing the index forward)."""
-        return [record for record, _ in self.records_raw()]
-
-    def records_raw(self) -> list[tuple[Record, bytes]]:
-        """Every record with its stored bytes, in view order."""
+    def records_raw(self) -> list[tuple[Record, bytes, bytes]]:
+        """Every record with its stored bytes and its forward record's, in view order."""
         data = os.pread(self.fd, self.layout["records"][1], self.base + self._records_at)
         table = os.pread(self.fd, self.layout["offsets"][1], self.base + self.layout["offsets"][0])
+        forwards = os.pread(self.fd, self.layout["forward"][1], self._forward_base)
+        where = self.layout["forward_at"]
+        forward_at = array("Q")
+        forward_at.frombytes(os.pread(self.fd, where[1], self.base + where[0]))
         out = []
-        for i in range(0, len(table), 10):
+        for no, i in enumerate(range(0, len(table), 10)):
             at, length = (
                 int.from_bytes(table[i : i + 6], "little"),
                 int.from_bytes(table[i + 6 : i + 10], "little"),
             )
             blob = data[at : at + length]
-            out.append((marshal.loads(blob), blob))
+            fat = forward_at[no] >> _LENGTH_BITS
+            forward = forwards[fat : fat + (forward_at[no] & _LENGTH_MASK)]
+            out.append((marshal.loads(blob), blob, forward))
         return out
+
+    def records(self) -> list[Record]:
+        """Every record, in view order."""
+        return [record for record, _, _ in self.records_raw()]
 
 
 def write_index(home: Home, notes: Iterable[Any], checkpoint: tuple[int, int, int, str]) -> None:
-    """Write the index for the view's notes; reuse the records the old index already holds."""
-    known: dict[str, tuple[Record, bytes]] = {}
+    """Write the index for the view's notes; reuse what the old index already holds.
+
+    The old vocabulary is kept and extended, so its forward records stay
+    valid, unless it has grown past twice the stems the notes still use.
+    """
+    known: dict[str, tuple[Record, bytes, bytes]] = {}
+    vocabulary: dict[str, int] = {}
     try:
         old = Index.open(home)
         try:
-            known = {record[0]: (record, blob) for record, blob in old.records_raw()}
+            known = {entry[0][0]: entry for entry in old.records_raw()}
+            vocabulary = old.vocabulary()
         finally:
             old.close()
-    except (IndexUnusable, OSError, ValueError, EOFError):
-        known = {}
+    except (IndexUnusable, OSError, ValueError, EOFError, KeyError, TypeError):
+        known, vocabulary = {}, {}
     records = []
-    raw: dict[str, bytes] = {}
+    raw: dict[str, tuple[bytes, bytes]] = {}
     for note in notes:
         cached = known.get(note.id)
         fields = (note.title, note.body, tuple(note.recall), note.root, note.written_at)
         if cached is not None and cached[0][1:6] == fields:
             records.append(cached[0])
-            raw[note.id] = cached[1]
+            raw[note.id] = (cached[1], cached[2])
         else:
             records.append(note_record(note))
-    home.write_atomic(INDEX_FILE, build(records, checkpoint, raw))
+    home.write_atomic(INDEX_FILE, build(records, checkpoint, raw, vocabulary))
 
 
 def index_usable(home: Home) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 
 from abcd import fastjson
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
@@ -29,7 +30,15 @@ from abcd.trust.guarded import Home, open_at, read_repo_file, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
+
+    class ParsedFiles(Protocol):
+        """Items parsed from a file at an earlier prompt, keyed by the file's stat (the stem cache)."""
+
+        def parsed(self, rel: str, st: os.stat_result) -> Any | None: ...
+
+        def keep(self, rel: str, st: os.stat_result, read_ns: int, parsed: Any) -> None: ...
+
 
 # A page is a document a person keeps; bounded so that one stray file cannot fill the budget of a read.
 PAGE_MAX_BYTES = 256 * 1024
@@ -118,9 +127,54 @@ def _str_list(value: object) -> tuple[str, ...] | None:
     return None
 
 
-def read_project_notes(top: str) -> list[Item]:
-    """The notes in `<top>/.abcd/memory.json`; `CorruptFile`/`TrustError` when it cannot be used."""
+def _note_fields(item: Item) -> tuple[str, str, str, tuple[str, ...], str]:
+    return item.name, item.title, item.body, item.recall, item.recency
+
+
+def _project_note(fields: tuple[str, str, str, tuple[str, ...], str]) -> Item:
+    name, title, body, recall, recency = fields
+    return Item(
+        kind="note",
+        layer="project",
+        name=name,
+        title=title,
+        body=body,
+        recall=recall,
+        recency=recency,
+    )
+
+
+def _lstat(name: str, dir_fd: int | None = None) -> os.stat_result | None:
+    """The entry itself (a link is not followed), or `None`; only a regular file is ever reused."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+def read_project_notes(top: str, cache: ParsedFiles | None = None) -> list[Item]:
+    """The notes in `<top>/.abcd/memory.json`; `CorruptFile`/`TrustError` when it cannot be used.
+
+    With `cache`, a file whose stat matches the one its notes were parsed
+    under is not read again (see `abcd.recall.stemcache`).
+    """
     path = os.path.join(top, PROJECT_MEMORY_REL)
+    st, read_ns = None, 0
+    if cache is not None:
+        read_ns = time.time_ns()
+        st = _lstat(path)
+        if st is not None and st.st_size <= VIEW_MAX_BYTES:
+            parsed = cache.parsed(PROJECT_MEMORY_REL, st)
+            if parsed is not None:
+                return [_project_note(fields) for fields in parsed]
+    items = _parse_project_notes(path)
+    if cache is not None and st is not None:
+        cache.keep(PROJECT_MEMORY_REL, st, read_ns, [_note_fields(i) for i in items])
+    return items
+
+
+def _parse_project_notes(path: str) -> list[Item]:
     data = read_repo_file(path, VIEW_MAX_BYTES)
     if data is None:
         return []
@@ -250,8 +304,6 @@ def page_item(name: str, text: str, layer: str, recency: str) -> Item:
 
 
 def _iso(mtime_ns: int) -> str:
-    import time
-
     seconds, rest = divmod(mtime_ns, 1_000_000_000)
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{rest // 1000:06d}Z"
 
@@ -281,24 +333,60 @@ def _read_page(dfd: int, name: str, shown_name: str, check_owner: bool) -> tuple
 
 
 def _scan_pages(
-    dfd: int, folder_shown: str, layer: str, check_owner: bool
+    dfd: int,
+    folder_shown: str,
+    layer: str,
+    check_owner: bool,
+    cache: ParsedFiles | None = None,
+    prefix: str = "",
 ) -> tuple[list[Item], list[Problem]]:
+    """The pages of one folder. With `cache`, a page whose stat matches the one it was parsed under
+    (and passes the checks a read would make) is not read again; `prefix` names the folder there."""
     items: list[Item] = []
     problems: list[Problem] = []
     for name in sorted(os.listdir(dfd)):
         if not is_page_name(name):
             continue
+        st, read_ns = None, 0
+        if cache is not None:
+            read_ns = time.time_ns()
+            st = _lstat(name, dfd)
+            if st is not None and (
+                st.st_size > PAGE_MAX_BYTES
+                or (check_owner and (st.st_uid != os.geteuid() or st.st_mode & 0o022))
+            ):
+                st = None  # the read below names what is wrong with it
+            parsed = cache.parsed(prefix + name, st) if st is not None else None
+            if parsed is not None:
+                title, body, recall, recency = parsed
+                items.append(
+                    Item(
+                        kind="page",
+                        layer=layer,
+                        name=name,
+                        title=title,
+                        body=body,
+                        recall=recall,
+                        recency=recency,
+                    )
+                )
+                continue
         shown_name = f"{folder_shown}/{name}"
         try:
             text, recency = _read_page(dfd, name, shown_name, check_owner)
         except AbcdError as err:
             problems.append(Problem("page", str(err)))
             continue
-        items.append(page_item(name, text, layer, recency))
+        item = page_item(name, text, layer, recency)
+        if cache is not None and st is not None:
+            cache.keep(prefix + name, st, read_ns, (item.title, item.body, item.recall, recency))
+        items.append(item)
     return items, problems
 
 
-def read_workspace_pages(top: str) -> tuple[list[Item], list[Problem]]:
+def read_workspace_pages(
+    top: str, cache: ParsedFiles | None = None
+) -> tuple[list[Item], list[Problem]]:
     """Pages at the top of `<top>/.abcd/memory/` (the folder itself is never followed if a link)."""
     path = os.path.join(top, PROJECT_PAGES_REL)
     try:
@@ -308,12 +396,14 @@ def read_workspace_pages(top: str) -> tuple[list[Item], list[Problem]]:
     except OSError:
         return [], [Problem("page", f"{shown(path)}: is a symlink or not a folder")]
     try:
-        return _scan_pages(dfd, shown(path), "workspace", check_owner=False)
+        return _scan_pages(dfd, shown(path), "workspace", False, cache, f"{PROJECT_PAGES_REL}/")
     finally:
         os.close(dfd)
 
 
-def read_machine_pages(home: Home | None) -> tuple[list[Item], list[Problem]]:
+def read_machine_pages(
+    home: Home | None, cache: ParsedFiles | None = None
+) -> tuple[list[Item], list[Problem]]:
     """Pages at the top of `<home>/memory/`, each one a regular file this account owns."""
     if home is None:
         return [], []
@@ -324,6 +414,6 @@ def read_machine_pages(home: Home | None) -> tuple[list[Item], list[Problem]]:
     if dfd is None:
         return [], []
     try:
-        return _scan_pages(dfd, home.shown(MACHINE_PAGES_REL), "machine", check_owner=True)
+        return _scan_pages(dfd, home.shown(MACHINE_PAGES_REL), "machine", True, cache, "~machine/")
     finally:
         os.close(dfd)

@@ -1,0 +1,134 @@
+"""The repository layer's parsed files, kept between prompts: reused only while the file is unchanged."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from abcd.host import hook
+
+from .conftest import Host, keys, page, project_notes
+from .transcript import FRESH, transcript
+
+HOUR_NS = 3600 * 10**9
+
+
+def _age(path: Path) -> None:
+    """Date the file's modification an hour back, as a file not touched since an earlier day."""
+    old = time.time_ns() - HOUR_NS
+    os.utime(path, ns=(old, old))
+
+
+def _opened_by_a_prompt(
+    repo: Path, session: str, transcript_path: str
+) -> tuple[set[str], dict[str, Any]]:
+    """The names of the files one prompt opened (in process, through `os.open`), and its envelope."""
+    opened: set[str] = set()
+    real_open = os.open
+
+    def recording_open(
+        path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None
+    ) -> int:
+        opened.add(os.path.basename(os.fspath(path)))
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    payload = {
+        "session_id": session,
+        "cwd": str(repo),
+        "prompt": "auth",
+        "transcript_path": transcript_path,
+    }
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "open", recording_open)
+        hook.main(
+            ["prompt-router", "--json"],
+            io.BytesIO(json.dumps(payload).encode()),
+            out,
+            io.StringIO(),
+        )
+    return opened, json.loads(out.getvalue())
+
+
+def test_an_unchanged_page_is_not_read_again_and_a_changed_one_always_is(
+    host: Host, repo: Path, tmp_path: Path
+) -> None:
+    full = transcript(tmp_path, FRESH)
+    pages = repo / ".abcd" / "memory"
+    path = page(pages, "ref_auth_tokens.md", ["auth"], "Sign-in tokens", "Tokens rotate hourly.")
+    _age(path)
+    host.start("s1")
+    opened, env = _opened_by_a_prompt(repo, "s1", full)
+    assert keys(env) == ["page:ref_auth_tokens.md"] and path.name in opened
+    host.start("s2")
+    opened, env = _opened_by_a_prompt(repo, "s2", full)
+    assert keys(env) == ["page:ref_auth_tokens.md"] and "Tokens rotate hourly." in env["text"]
+    assert path.name not in opened  # it came from the cache
+    # Same size, same modification time, new words: the change time differs, so it is read again.
+    stat = path.stat()
+    path.write_text(path.read_text().replace("hourly", "weekly"))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
+    host.start("s3")
+    env = host.prompt("auth", "s3", transcript_path=full)
+    assert "Tokens rotate weekly." in env["text"] and "hourly" not in env["text"]
+
+
+def test_a_page_written_just_now_is_not_kept_so_a_quick_second_write_is_seen(
+    host: Host, repo: Path, tmp_path: Path
+) -> None:
+    full = transcript(tmp_path, FRESH)
+    pages = repo / ".abcd" / "memory"
+    path = page(pages, "ref_auth_tokens.md", ["auth"], "Sign-in tokens", "Tokens rotate hourly.")
+    host.start("s1")
+    assert "hourly" in host.prompt("auth", "s1", transcript_path=full)["text"]
+    stat = path.stat()
+    path.write_text(path.read_text().replace("hourly", "weekly"))
+    # Within one timestamp tick the stat may not change at all: model that worst case.
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    host.start("s2")
+    assert "weekly" in host.prompt("auth", "s2", transcript_path=full)["text"]
+
+
+def test_a_cached_page_replaced_by_a_link_is_refused_not_served(host: Host, repo: Path) -> None:
+    pages = repo / ".abcd" / "memory"
+    path = page(pages, "ref_auth_tokens.md", ["auth"], "Sign-in tokens", "Tokens rotate hourly.")
+    _age(path)
+    host.start("s1")
+    assert keys(host.prompt("auth", "s1")) == ["page:ref_auth_tokens.md"]
+    target = repo / "elsewhere.md"
+    os.replace(path, target)
+    path.symlink_to(target)
+    host.start("s2")
+    env = host.prompt("auth", "s2")
+    assert keys(env) == [] and "ref_auth_tokens.md" in env["stderr"]
+
+
+def test_unchanged_project_notes_come_from_the_cache_and_an_edit_is_seen(
+    host: Host, repo: Path
+) -> None:
+    # (Whether the file is opened again is the page test's subject; this one follows edits.)
+    note = {
+        "id": "mem-2611010000001234",
+        "title": "Deploy from main",
+        "body": "Only main.",
+        "recall": ["deploy"],
+    }
+    project_notes(repo, note)
+    memory = repo / ".abcd" / "memory.json"
+    _age(memory)
+    host.start("s1")
+    assert keys(host.prompt("deploy it", "s1")) == ["mem-2611010000001234"]
+    host.start("s2")
+    assert keys(host.prompt("deploy it", "s2")) == ["mem-2611010000001234"]
+    project_notes(repo, dict(note, recall=["release"]))
+    host.start("s3")
+    assert keys(host.prompt("deploy it", "s3")) == []
+    host.start("s4")
+    assert keys(host.prompt("release it", "s4")) == ["mem-2611010000001234"]
