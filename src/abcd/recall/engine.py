@@ -298,6 +298,7 @@ class _Reach(Corpus):
     ) -> None:
         super().__init__(docs)
         self._indexed, self._groups, self._minus = indexed, groups, minus
+        self._held: dict[str, int] = {}
         if indexed is None:
             return
         small = sum(doc.length for doc in docs)
@@ -312,6 +313,13 @@ class _Reach(Corpus):
         self.keys = self.keys | keys
 
     def holding(self, terms: Collection[str]) -> dict[str, int]:
+        """As `Corpus.holding`; each term is counted once per recall however often it is asked."""
+        missing = [term for term in terms if term not in self._held]
+        if missing:
+            self._held.update(self._count(missing))
+        return {term: self._held[term] for term in terms}
+
+    def _count(self, terms: Collection[str]) -> dict[str, int]:
         found = super().holding(terms)
         if self._indexed is None:
             return found

@@ -66,6 +66,7 @@ class Item:
         "recency",
         "root",
         "scope_rank",
+        "stem_key",
         "title",
     )
 
@@ -80,6 +81,7 @@ class Item:
         recall: tuple[str, ...],
         root: str | None = None,
         recency: str = "",
+        stem_key: str | None = None,
     ) -> None:
         self.kind = kind
         self.layer = layer
@@ -91,6 +93,9 @@ class Item:
         self.root = root
         self.recency = recency
         self.scope_rank = WIDE if layer == "machine" else NARROW
+        # Set when the item came from a file the cache matched by stat: it keys the item's stems
+        # there as well as its signature would, without hashing its text.
+        self.stem_key = stem_key
 
     @property
     def label(self) -> str:
@@ -131,7 +136,11 @@ def _note_fields(item: Item) -> tuple[str, str, str, tuple[str, ...], str]:
     return item.name, item.title, item.body, item.recall, item.recency
 
 
-def _project_note(fields: tuple[str, str, str, tuple[str, ...], str]) -> Item:
+def _stem_key(rel: str, st: os.stat_result) -> str:
+    return f"{rel}:{st.st_ino}:{st.st_ctime_ns}:{st.st_size}"
+
+
+def _project_note(fields: tuple[str, str, str, tuple[str, ...], str], stem_key: str) -> Item:
     name, title, body, recall, recency = fields
     return Item(
         kind="note",
@@ -141,6 +150,7 @@ def _project_note(fields: tuple[str, str, str, tuple[str, ...], str]) -> Item:
         body=body,
         recall=recall,
         recency=recency,
+        stem_key=stem_key,
     )
 
 
@@ -167,7 +177,8 @@ def read_project_notes(top: str, cache: ParsedFiles | None = None) -> list[Item]
         if st is not None and st.st_size <= VIEW_MAX_BYTES:
             parsed = cache.parsed(PROJECT_MEMORY_REL, st)
             if parsed is not None:
-                return [_project_note(fields) for fields in parsed]
+                at = _stem_key(PROJECT_MEMORY_REL, st)
+                return [_project_note(fields, f"{at}:{n}") for n, fields in enumerate(parsed)]
     items = _parse_project_notes(path)
     if cache is not None and st is not None:
         cache.keep(PROJECT_MEMORY_REL, st, read_ns, [_note_fields(i) for i in items])
@@ -357,7 +368,7 @@ def _scan_pages(
             ):
                 st = None  # the read below names what is wrong with it
             parsed = cache.parsed(prefix + name, st) if st is not None else None
-            if parsed is not None:
+            if parsed is not None and st is not None:
                 title, body, recall, recency = parsed
                 items.append(
                     Item(
@@ -368,6 +379,7 @@ def _scan_pages(
                         body=body,
                         recall=recall,
                         recency=recency,
+                        stem_key=_stem_key(prefix + name, st),
                     )
                 )
                 continue

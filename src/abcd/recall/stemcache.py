@@ -1,4 +1,4 @@
-"""What the repository layer costs to read, kept between prompts: `<home>/cache/stems-<digest>.marshal`.
+"""What the repository layer costs to read, kept between prompts: two files in `<home>/cache/`.
 
 Every prompt reads the project's notes and pages, checks each recall word
 against the prompt and, when something hits, ranks over all of them. Doing
@@ -7,8 +7,9 @@ in a new process each prompt. This cache keeps three things, each keyed so
 that a stale entry is never used:
 
 - **stems**, by an item's content signature (a digest of its kind, layer,
-  title, body and recall words: `Item.signature`): the stems of its fields,
-  so an item is stemmed once per change of its text;
+  title, body and recall words: `Item.signature`), or for an item parsed
+  from a file matched by stat (below) by that file's path and stat: the
+  stems of its fields, so an item is stemmed once per change of its text;
 - **terms**, by recall word: the word's term under the term rule (the file
   names the term rule's version, and another version's file is ignored);
 - **parsed files**, by the file's path under the repository (or the home's
@@ -21,10 +22,13 @@ that a stale entry is never used:
   link, within its bound, and for machine pages owned by this account and
   not writable by others); only its bytes are not read again.
 
-The prompt hook, its only writer, rewrites the file (atomically, keeping only
-the entries this prompt used) only when something was new. One file per
-checkout (named by the digest of its top folder); the session-start sweep
-removes files untouched for 7 days. A cache that cannot be read is ignored,
+Terms and parsed files, needed by every prompt, are in `parsed-<digest>.marshal`;
+stems, needed only by a prompt with something to rank and far larger, are in
+`stems-<digest>.marshal`, read on the first item ranked. The prompt hook, their
+only writer, rewrites a file (atomically, keeping only the entries this
+prompt used) only when something in it was new. One pair per checkout (named
+by the digest of its top folder); the session-start sweep removes files
+untouched for 7 days. A cache that cannot be read is ignored,
 never trusted: it can only spare work, and holds nothing that is not in the
 files it was taken from.
 """
@@ -61,8 +65,8 @@ Stems = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 StatKey = tuple[int, int, int, int, int]
 
 
-def cache_rel(top: str) -> str:
-    return f"{CACHE_DIR}/stems-{sha256_hex(top.encode('utf-8'))[:32]}.marshal"
+def cache_rel(top: str, part: str = "stems") -> str:
+    return f"{CACHE_DIR}/{part}-{sha256_hex(top.encode('utf-8'))[:32]}.marshal"
 
 
 def _key(st: os.stat_result) -> StatKey:
@@ -75,36 +79,45 @@ class StemCache:
     def __init__(self, home: Home | None, top: str) -> None:
         self.home = home
         self.rel = cache_rel(top)
-        self.entries: dict[str, Stems] = {}
+        self.parsed_rel = cache_rel(top, "parsed")
+        self._entries: dict[str, Stems] | None = None
         self.used: dict[str, Stems] = {}
-        self.terms: dict[str, Term | None] = {}
         self.terms_used: dict[str, Term | None] = {}
-        self.files: dict[str, tuple[StatKey, Any]] = {}
         self.files_used: dict[str, tuple[StatKey, Any]] = {}
-        self.added = 0
-        if home is None:
-            return
+        self.added = 0  # new stems
+        self.added_parsed = 0  # new terms or files
+        stored = self._read(self.parsed_rel)
+        self.terms: dict[str, Term | None] = stored.get("words", {})
+        self.files: dict[str, tuple[StatKey, Any]] = stored.get("files", {})
+
+    def _read(self, rel: str) -> dict[str, Any]:
+        """The file's entries when this interpreter and term rule wrote it, else nothing."""
+        if self.home is None:
+            return {}
         try:
-            data = home.read(self.rel, CACHE_MAX_BYTES)
+            data = self.home.read(rel, CACHE_MAX_BYTES)
             stored = marshal.loads(data) if data else None
         except (AbcdError, OSError, ValueError, EOFError, TypeError):
-            stored = None
+            return {}
         if (
             isinstance(stored, dict)
             and stored.get("format") == FORMAT
             and stored.get("python") == sys.implementation.cache_tag
             and stored.get("terms") == TERM_RULE_VERSION
-            and isinstance(stored.get("entries"), dict)
-            and isinstance(stored.get("words"), dict)
-            and isinstance(stored.get("files"), dict)
+            and all(isinstance(v, dict) for k, v in stored.items() if k in _PARTS)
         ):
-            self.entries = stored["entries"]
-            self.terms = stored["words"]
-            self.files = stored["files"]
+            return stored
+        return {}
+
+    @property
+    def entries(self) -> dict[str, Stems]:
+        if self._entries is None:
+            self._entries = self._read(self.rel).get("entries", {})
+        return self._entries
 
     def doc(self, item: Item) -> Doc:
         """The item's document, from the cache when its text was stemmed before."""
-        signature = item.signature()
+        signature = item.stem_key or item.signature()
         stems = self.entries.get(signature)
         if stems is None:
             doc = Doc.of(
@@ -128,7 +141,7 @@ class StemCache:
             term = self.terms[word]
         else:
             term = term_of(word)
-            self.added += 1
+            self.added_parsed += 1
         self.terms_used[word] = term
         return term
 
@@ -144,26 +157,35 @@ class StemCache:
         """Remember what was parsed from `rel` (read at `read_ns`, with stat `st`), unless racy."""
         if st.st_mtime_ns + RACY_NS < read_ns:
             self.files_used[rel] = (_key(st), parsed)
-            self.added += 1
+            self.added_parsed += 1
 
     def save(self) -> None:
-        """Write the entries this prompt used, when anything was new (never raises)."""
-        if self.home is None or not self.added:
+        """Write the part that had something new, with the entries this prompt used (never raises)."""
+        # Rewritten when something was stemmed, or when most entries went unused (items changed).
+        unused = self._entries is not None and 2 * len(self.used) < len(self._entries)
+        if self.added or (unused and self.used):
+            self._write(self.rel, {"entries": self.used})
+        if self.added_parsed:
+            # A prompt that looked no word up (the kill switch) keeps the words it did not look at.
+            parsed = {"words": self.terms_used or self.terms, "files": self.files_used}
+            self._write(self.parsed_rel, parsed)
+
+    def _write(self, rel: str, parts: dict[str, Any]) -> None:
+        if self.home is None:
             return
         stored = {
             "format": FORMAT,
             "python": sys.implementation.cache_tag,
             "terms": TERM_RULE_VERSION,
-            # A prompt that ranked nothing used no stems: what it did not look at stays as it was.
-            "entries": self.used or self.entries,
-            "words": self.terms_used or self.terms,
-            "files": self.files_used or self.files,
+            **parts,
         }
         blob = marshal.dumps(stored)
-        if len(blob) > CACHE_MAX_BYTES:  # pages past the bound: keep the stems, read the pages
-            stored["files"] = {}
-            blob = marshal.dumps(stored)
+        if len(blob) > CACHE_MAX_BYTES:  # past the bound it would never be read back
+            return
         try:
-            self.home.write_atomic(self.rel, blob)
+            self.home.write_atomic(rel, blob)
         except (AbcdError, OSError):
             pass  # a cache not written costs the next prompt some work, nothing else
+
+
+_PARTS = ("entries", "words", "files")
