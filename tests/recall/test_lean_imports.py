@@ -1,9 +1,10 @@
 """The recall core loads nothing the prompt hook cannot afford, on every prompt a person types.
 
 The hook must finish within 2.5x an empty interpreter's start, so importing
-the term rule, the ranking and the rules loads no msgspec, typing,
-dataclasses or pathlib (each costs milliseconds), nothing of the CLI, and
-no subprocess (git is asked only when a tied note hit). Timing is measured
+the term rule, the ranking, the rules, the index and the hook itself loads
+no msgspec, typing, dataclasses, pathlib, collections or array (each costs
+milliseconds), nothing of the CLI, and no subprocess (git is asked only when
+a tied note hit). Timing is measured
 by `tools/bench_terms.py`, never asserted here: a test on a busy machine
 would only be flaky.
 """
@@ -17,7 +18,17 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-MODULES = ("abcd.recall.terms", "abcd.recall.bm25f", "abcd.rules")
+MODULES = (
+    "abcd.recall.terms",
+    "abcd.recall.bm25f",
+    "abcd.rules",
+    "abcd.recall.engine",
+    "abcd.recall.index",
+    "abcd.recall.stemcache",
+    "abcd.host.hook",
+    "abcd.session.fill",
+    "abcd.session.brackets",
+)
 FORBIDDEN = frozenset(
     {
         "msgspec",
@@ -32,6 +43,12 @@ FORBIDDEN = frozenset(
         "contextlib",
         "datetime",
         "inspect",
+        # `array` loads `collections` (with `operator`, `reprlib`, `keyword`): ~3 ms a prompt.
+        "array",
+        "collections",
+        "json",
+        "hashlib",
+        "enum",
     }
 )
 

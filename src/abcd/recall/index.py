@@ -42,7 +42,6 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from array import array
 
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
@@ -55,6 +54,8 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
     from typing import Any
 
+# No `array` here: importing it loads `collections` (milliseconds on every prompt); a `memoryview`
+# cast reads the same packed integers. Writers, which may, import it where they build.
     from abcd.recall.terms import Prompt
     from abcd.trust.guarded import Home
 
@@ -168,6 +169,7 @@ def build(
     then split into buckets: a 10,000-note index builds in a fraction of a
     second.
     """
+    from array import array
     from collections import Counter
 
     records = list(records)
@@ -299,7 +301,7 @@ class Index:
         self.layout: dict[str, Any] = header["layout"]
         self._records_at: int = self.layout["records"][0]
         self._forward_base: int = self.base + self.layout["forward"][0]
-        self._forward_at: array[int] | None = None
+        self._forward_at: memoryview | None = None
         self._ids: dict[str, dict[str, int]] = {}
         self.fd = fd
 
@@ -346,7 +348,7 @@ class Index:
             for stem in stems_here:
                 for term, group, numbers in entries.get(stem, ()):
                     if group in groups and prompt.hits(term):
-                        found.update(array("I", numbers))
+                        found.update(memoryview(numbers).cast("I"))
         return found
 
     def _lookup(self, section: str, key: Any, terms: Iterable[str]) -> dict[str, int]:
@@ -390,9 +392,9 @@ class Index:
         """The note's forward record (the offset table is read whole on the first call)."""
         table = self._forward_at
         if table is None:
-            table = self._forward_at = array("Q")
             where = self.layout["forward_at"]
-            table.frombytes(os.pread(self.fd, where[1], self.base + where[0]))
+            data = os.pread(self.fd, where[1], self.base + where[0])
+            table = self._forward_at = memoryview(data).cast("Q")
         entry = table[no]
         data = os.pread(self.fd, entry & _LENGTH_MASK, self._forward_base + (entry >> _LENGTH_BITS))
         forward: Forward = marshal.loads(data)
@@ -410,8 +412,7 @@ class Index:
         table = os.pread(self.fd, self.layout["offsets"][1], self.base + self.layout["offsets"][0])
         forwards = os.pread(self.fd, self.layout["forward"][1], self._forward_base)
         where = self.layout["forward_at"]
-        forward_at = array("Q")
-        forward_at.frombytes(os.pread(self.fd, where[1], self.base + where[0]))
+        forward_at = memoryview(os.pread(self.fd, where[1], self.base + where[0])).cast("Q")
         out = []
         for no, i in enumerate(range(0, len(table), 10)):
             at, length = (
