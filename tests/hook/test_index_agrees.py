@@ -35,7 +35,10 @@ def _deploy_note(note_id: str, title: str = "t", body: str = "b") -> NoteAdded:
 
 
 def _scores(outcome: Outcome) -> list[tuple[str, float]]:
-    return [(c.item.key, round(c.scored.score, 9)) for c in outcome.candidates]
+    """Each candidate's key and score, in rank order: exact, and the same bits the breakdown adds."""
+    for c in outcome.candidates:
+        assert c.score == c.scored.score, c.item.key
+    return [(c.item.key, c.score) for c in outcome.candidates]
 
 
 def _both(repo: Path, prompt: str) -> tuple[Outcome, Outcome]:
@@ -218,3 +221,52 @@ def test_the_session_sweep_removes_stale_stem_caches_too(abcd_home: Path) -> Non
     with home:
         assert sweep_stale(home) == 1
     assert not old.exists() and fresh.exists()
+
+
+@pytest.mark.parametrize("note_by_note", [False, True], ids=["term-by-term", "note-by-note"])
+def test_dense_postings_and_either_scoring_agree_with_the_fold_to_the_bit(
+    repo: Path, abcd_home: Path, monkeypatch: pytest.MonkeyPatch, note_by_note: bool
+) -> None:
+    from abcd.recall import engine
+    from abcd.recall.index import DENSE_MIN, Index
+
+    if note_by_note:
+        monkeypatch.setattr(engine, "TERM_AT_A_TIME_MAX", 0)
+    rng = random.Random(5)
+    words = [*WORDS, "alpha", "beta", "gamma", "delta", "omega"]
+    events: list[Event] = [
+        NoteAdded(
+            id=f"mem-{n:016d}",
+            title=" ".join(rng.sample(words, 3)),
+            body=" ".join(rng.choices(words, k=rng.randint(5, 60))),
+            recall=(rng.choice(words), rng.choice(["deploy", "test", "alpha beta"])),
+            root=None,
+            origin="agent",
+            written_by="Claude:claude-opus-4-8",
+            session=None,
+        )
+        for n in range(3 * DENSE_MIN)
+    ]
+    events[7] = NoteAdded(  # a term repeated past what one byte holds
+        id=f"mem-{7:016d}",
+        title="deploy",
+        body="deploy " * 300,
+        recall=("deploy",),
+        root=None,
+        origin="agent",
+        written_by="Claude:claude-opus-4-8",
+        session=None,
+    )
+    store.append(lambda _v: events, projections=(project_index,))
+    home = Home.open()
+    assert home is not None
+    with home:
+        index = Index.open(home)
+        terms = index.terms(["deploy", "omega", "alpha"])
+        index.close()
+    assert terms["deploy"][3] and terms["omega"][3]  # dense: most notes hold them
+    for prompt in ("deploy the release", "test alpha beta omega", "deploy test cache alpha gamma"):
+        fast, slow = _both(repo, prompt)
+        assert len(fast.candidates) > DENSE_MIN
+        assert _scores(fast) == _scores(slow), prompt
+        assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]

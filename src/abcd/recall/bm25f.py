@@ -24,9 +24,12 @@ term"). A recall phrase needs no term of its own: its stems are in the recall
 field and each counts there.
 
 Invariant: the order `rank` returns depends only on the items and the
-prompt, never on input order, hash seeds or the machine: terms are summed with
-`math.fsum` (exactly rounded, so order-free), scores within `TIE_EPSILON` tie,
-and ties break on narrower scope, then newer, then key.
+prompt, never on input order, hash seeds or the machine: an item's terms are
+added one by one in the sorted order of their stems, starting from 0.0 (IEEE
+arithmetic in one fixed order gives the same figure everywhere, and the
+index's term-by-term scoring adds the same parts in the same order), scores
+within `TIE_EPSILON` tie, and ties break on narrower scope, then newer, then
+key.
 """
 
 from __future__ import annotations
@@ -244,8 +247,19 @@ class Corpus:
             parts.append(
                 TermScore(term, in_recall, in_title, in_body, weighted, term_idf, contribution)
             )
-        total = math.fsum(part.contribution for part in parts)
-        return Scored(doc.key, total, tuple(parts), doc.scope_rank, doc.recency)
+        return Scored(doc.key, add_in_order(parts), tuple(parts), doc.scope_rank, doc.recency)
+
+
+def add_in_order(parts: Iterable[TermScore]) -> float:
+    """The score: the parts added one by one, in the order given (sorted by term), from 0.0.
+
+    Not `sum`, which adds floats with compensation from Python 3.12 on: the
+    figure must be the one the index's term-by-term scoring reaches.
+    """
+    total = 0.0
+    for part in parts:
+        total += part.contribution
+    return total
 
 
 def _tie_order(items: Iterable[Scored]) -> list[Scored]:

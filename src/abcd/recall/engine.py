@@ -23,8 +23,6 @@ Pure apart from reading the declared places; it writes nothing.
 
 from __future__ import annotations
 
-import math
-
 from abcd.errors import AbcdError, TrustError
 from abcd.recall.bm25f import Corpus, Doc, idf
 from abcd.recall.constants import INJECTION_BUDGET_BYTES, K1, TIE_EPSILON, B
@@ -49,6 +47,7 @@ if TYPE_CHECKING:
 
     from abcd.recall.bm25f import Scored
     from abcd.recall.index import Index, Record
+    from abcd.recall.index import Term as IndexTerm
     from abcd.recall.stemcache import StemCache
     from abcd.repo import Repo
     from abcd.rules.loader import RuleSet
@@ -69,7 +68,7 @@ class Candidate:
     notes the budget reaches, not of every candidate.
     """
 
-    __slots__ = ("_hits", "_item", "_scored", "_source", "form", "rank")
+    __slots__ = ("_hits", "_item", "_scored", "_source", "form", "rank", "score")
 
     def __init__(
         self,
@@ -78,9 +77,13 @@ class Candidate:
         rank: int,
         hits: tuple[str, ...] | None,
         source: tuple[_Machine, int] | None = None,
+        score: float | None = None,
     ) -> None:
         self._item = item
         self._scored = scored
+        # The score it was ranked by (for an indexed note, from the postings; `scored` recomputes
+        # it from the note's text with its per-term breakdown, to the same bits).
+        self.score = score if score is not None else scored.score if scored is not None else 0.0
         self._hits = hits
         self._source = source
         self.rank = rank
@@ -497,10 +500,11 @@ def _recall(
         ranked_numbers = machine.score(numbers)
         outcome._open = indexed
 
-    def candidate(ref: Scored | int, rank: int) -> Candidate:
+    def candidate(entry: tuple[float, Scored | int], rank: int) -> Candidate:
+        score, ref = entry
         if isinstance(ref, int):
             assert machine is not None
-            return Candidate(None, None, rank, None, (machine, ref))
+            return Candidate(None, None, rank, None, (machine, ref), score)
         return Candidate(by_key[ref.key], ref, rank, hits_of[ref.key])
 
     ordered = _ranked(scored, ranked_numbers, machine)
@@ -518,8 +522,13 @@ def _recall(
     return outcome
 
 
+# Past this many terms many notes hold, a prompt's candidates are scored note by note (a read each)
+# rather than term by term (a pass over every candidate for each such term).
+TERM_AT_A_TIME_MAX = 32
+
+
 class _Machine:
-    """The indexed machine notes of one recall, ranked from their forward records.
+    """The indexed machine notes of one recall, scored from the index's postings.
 
     A note's record (its text) is read only when its candidate is asked for
     its item: the notes the budget reaches, the diagnostic's every one.
@@ -530,34 +539,67 @@ class _Machine:
         self._records: dict[int, Record] = {}
 
     def score(self, numbers: list[int]) -> list[tuple[float, int]]:
-        """`(score, note no)` for each note: the same figures `Corpus.score` gives, term for term.
+        """`(score, note no)` for each note: the very figures `Corpus.score` gives.
 
         The idf of each query term the index knows, and each note's length
-        norm, are computed once; a note costs one read of its forward record
-        and the arithmetic of the terms it holds, summed with `math.fsum` as
-        `Corpus` sums them (exactly rounded, so the order of terms is moot).
+        norm, are computed once. Then, term by term in the sorted order of
+        their stems (the order `Corpus` adds them in), each note's part is
+        added to its score: for a term many notes hold, for every candidate
+        at once through `map` over its dense postings (a part of 0.0 where a
+        note lacks the term changes nothing); for a rare one, only for the
+        candidates among its holders. A prompt with more common terms than
+        `TERM_AT_A_TIME_MAX` is scored note by note from the forward records
+        instead, which costs a read a note but nothing a term.
         """
-        known = self.index.term_numbers(self.prompt.distinct)
+        known = self.index.terms(self.prompt.distinct)
         holding = self.corpus.holding(known)
         n, avg = self.corpus.n, self.corpus.avg_len
-        idf_of = {known[term]: idf(n, holding[term]) for term in known}
-        query = frozenset(idf_of)
-        forward, fsum = self.index.forward, math.fsum
-        out = []
-        for no in numbers:
-            length, ids, weights = forward(no)
-            norm = K1 * (1.0 - B + B * length / avg)
-            out.append(
-                (
-                    fsum(
-                        [
-                            idf_of[t] * (w := weights[ids.index(t)]) / (w + norm)
-                            for t in query.intersection(ids)
-                        ]
-                    ),
-                    no,
+        idf_of = {stem: idf(n, holding[stem]) for stem in known}
+        order = sorted(known)
+        lengths = self.index.lengths()
+        norms = [K1 * (1.0 - B + B * length / avg) for length in map(lengths.__getitem__, numbers)]
+        if sum(1 for stem in order if known[stem][3]) > TERM_AT_A_TIME_MAX:
+            return self._note_by_note(numbers, norms, order, known, idf_of)
+        scores = [0.0] * len(numbers)
+        position: dict[int, int] | None = None
+        for stem in order:
+            c = idf_of[stem]
+            weights = self.index.postings(known[stem])
+            if known[stem][3]:  # dense: every candidate's weight, 0 where it lacks the term
+                counts = list(map(weights.__getitem__, numbers))
+                parts = map(
+                    float.__truediv__, map(c.__mul__, counts), map(float.__add__, norms, counts)
                 )
-            )
+                scores = list(map(float.__add__, scores, parts))
+                continue
+            if position is None:
+                position = {no: i for i, no in enumerate(numbers)}
+            for no in weights.keys() & position.keys():
+                i, w = position[no], weights[no]
+                scores[i] += c * w / (w + norms[i])
+        return list(zip(scores, numbers, strict=True))
+
+    def _note_by_note(
+        self,
+        numbers: list[int],
+        norms: list[float],
+        order: list[str],
+        known: dict[str, IndexTerm],
+        idf_of: dict[str, float],
+    ) -> list[tuple[float, int]]:
+        """The same scores from each note's forward record, its terms added in the same order."""
+        rank = {known[stem][0]: (i, idf_of[stem]) for i, stem in enumerate(order)}
+        query = frozenset(rank)
+        forward = self.index.forward
+        out = []
+        for no, norm in zip(numbers, norms, strict=True):
+            _, ids, weights = forward(no)
+            total = 0.0
+            for _, c, w in sorted(
+                (*rank[t], weights[ids.index(t)]) for t in query.intersection(ids)
+            ):
+                total += c * w / (w + norm)
+            out.append((total, no))
         return out
 
     def record(self, no: int) -> Record:
@@ -599,7 +641,7 @@ class _Machine:
 
 def _ranked(
     scored: list[Scored], machine_scores: list[tuple[float, int]], machine: _Machine | None
-) -> Iterator[Scored | int]:
+) -> Iterator[tuple[float, Scored | int]]:
     """Every candidate in rank order, lazily: `bm25f.rank`'s order, ties resolved only where they are.
 
     Scores within `TIE_EPSILON` of a group's top tie and break by scope,
@@ -622,14 +664,14 @@ def _ranked(
         while j < end and top - entries[j][0] <= TIE_EPSILON:
             j += 1
         if j == i + 1:
-            yield entries[i][1]
+            yield entries[i]
         else:
-            group = [(keys(ref), ref) for _, ref in entries[i:j]]
+            group = [(keys(entry[1]), entry) for entry in entries[i:j]]
             group.sort(key=lambda g: g[0][2])
             group.sort(key=lambda g: g[0][1], reverse=True)
             group.sort(key=lambda g: g[0][0])
-            for _, ref in group:
-                yield ref
+            for _, entry in group:
+                yield entry
         i = j
 
 

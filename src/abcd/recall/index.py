@@ -16,7 +16,12 @@ rest:
   numbers)]`, the numbers packed as 4-byte integers, so a prompt gathers its
   candidates in C, checking each distinct term against the prompt once;
 - df buckets, per group: stem -> number of notes holding it (any field);
-- vocabulary buckets: stem -> term number;
+- vocabulary buckets: stem -> `(term number, postings offset, postings
+  length, dense)`;
+- postings, per term: the weighted count of every note holding it, dense
+  (16-bit, by note number) for a term many notes hold, else a dictionary
+  note number -> weighted count; and every note's weighted length (32-bit,
+  by note number), so a prompt scores term by term (`abcd.recall.engine`);
 - id buckets: note id -> note no;
 - forward records: per note `(weighted length, term numbers, weighted
   counts)`, what ranking needs and nothing else: small integers decode
@@ -54,17 +59,24 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
     from typing import Any
 
-# No `array` here: importing it loads `collections` (milliseconds on every prompt); a `memoryview`
-# cast reads the same packed integers. Writers, which may, import it where they build.
+    # No `array` here: importing it loads `collections` (milliseconds on every prompt); a `memoryview`
+    # cast reads the same packed integers. Writers, which may, import it where they build.
     from abcd.recall.terms import Prompt
     from abcd.trust.guarded import Home
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 4
+FORMAT = 5
 # The index is bounded like the view it derives from, with room for the stems it adds.
 INDEX_MAX_BYTES = 256 * 1024 * 1024
 EVERYWHERE = ""  # the group of notes recalled in every repository (root null)
+# A term held by at least one note in this many (and by at least `DENSE_MIN` notes) keeps its
+# postings dense: two bytes a note, every note, so a prompt reads its weights by note number in C
+# (`map`) instead of decoding a dictionary; a rarer term keeps a dictionary of its few holders.
+DENSE_SHARE = 32
+DENSE_MIN = 64
+# A dense posting is 16-bit: a weighted count past it (impossible within a note's limits) is sparse.
+DENSE_MAX_WEIGHT = 0xFFFF
 # A forward record's offset table entry: 5 bytes of offset, 3 of length.
 _LENGTH_BITS = 24
 _LENGTH_MASK = (1 << _LENGTH_BITS) - 1
@@ -81,6 +93,8 @@ Record = tuple[
     tuple[str, ...],
     tuple[tuple[str, ...], ...],
 ]
+Term = tuple[int, int, int, bool]
+"""A term in the index: its number, where its postings are and how long, whether they are dense."""
 Forward = tuple[int, tuple[int, ...], tuple[int, ...]]
 """A note as ranking needs it: its weighted length, its term numbers and their weighted counts."""
 
@@ -201,19 +215,29 @@ def build(
     offsets: list[bytes] = []
     forwards: list[bytes] = []
     forward_at = array("Q")
+    lengths = array("I")
+    postings: dict[int, dict[int, int]] = {}
     pos = fpos = 0
-    for record in records:
+    for no, record in enumerate(records):
         reused = raw.get(record[0])
-        blob, forward = reused or (
-            marshal.dumps(record),
-            marshal.dumps(forward_of(record, vocabulary)),
-        )
+        if reused is not None:
+            blob, forward = reused
+            length, numbers, weights = marshal.loads(forward)
+        else:
+            length, numbers, weights = decoded = forward_of(record, vocabulary)
+            blob, forward = marshal.dumps(record), marshal.dumps(decoded)
         offsets.append(pos.to_bytes(6, "little") + len(blob).to_bytes(4, "little"))
         blobs.append(blob)
         pos += len(blob)
         forward_at.append(fpos << _LENGTH_BITS | len(forward))
         forwards.append(forward)
         fpos += len(forward)
+        lengths.append(length)
+        for number, weight in zip(numbers, weights, strict=True):
+            held = postings.get(number)
+            if held is None:
+                held = postings[number] = {}
+            held[no] = weight
     df: dict[tuple[str, str], dict[str, int]] = {}
     for group, counter in counts.items():
         for stem, n in counter.items():
@@ -222,12 +246,26 @@ def build(
             if table is None:
                 table = df[key] = {}
             table[stem] = n
-    words_of: dict[str, dict[str, int]] = {}
-    for stem, number in vocabulary.items():
-        words_of.setdefault(bucket_of(stem), {})[stem] = number
     sections: list[bytes] = []
     at = [0]
+    count, dense_from = len(records), max(DENSE_MIN, len(records) // DENSE_SHARE)
+    words_of: dict[str, dict[str, tuple[int, int, int, bool]]] = {}
+    for stem, number in vocabulary.items():
+        held = postings.get(number)
+        if held is None:  # no note holds it any more: it keeps its number for the next writer only
+            words_of.setdefault(bucket_of(stem), {})[stem] = (number, 0, 0, False)
+            continue
+        dense = len(held) >= dense_from and max(held.values()) <= DENSE_MAX_WEIGHT
+        if dense:
+            column = array("H", bytes(2 * count))
+            for no, weight in held.items():
+                column[no] = weight
+            where = _place(sections, at, column.tobytes())
+        else:
+            where = _place(sections, at, marshal.dumps(held))
+        words_of.setdefault(bucket_of(stem), {})[stem] = (number, where[0], where[1], dense)
     layout: dict[str, Any] = {
+        "lengths": _place(sections, at, lengths.tobytes()),
         "records": _place(sections, at, b"".join(blobs)),
         "offsets": _place(sections, at, b"".join(offsets)),
         "forward": _place(sections, at, b"".join(forwards)),
@@ -259,7 +297,7 @@ def build(
             "byteorder": sys.byteorder,
             "terms": TERM_RULE_VERSION,
             "checkpoint": tuple(checkpoint),
-            "count": len(offsets),
+            "count": count,
             "largest": largest,
             "groups": {g: tuple(s) for g, s in groups.items()},
             "layout": layout,
@@ -351,7 +389,7 @@ class Index:
                         found.update(memoryview(numbers).cast("I"))
         return found
 
-    def _lookup(self, section: str, key: Any, terms: Iterable[str]) -> dict[str, int]:
+    def _lookup(self, section: str, key: Any, terms: Iterable[str]) -> dict[str, Any]:
         wanted: dict[str, list[str]] = {}
         for term in terms:
             wanted.setdefault(bucket_of(term), []).append(term)
@@ -370,15 +408,27 @@ class Index:
         """How many notes of `group` hold each term."""
         return self._lookup("df", lambda bucket: (group, bucket), terms)
 
-    def term_numbers(self, terms: Iterable[str]) -> dict[str, int]:
-        """The term number of each of `terms` some indexed note holds."""
-        return self._lookup("vocabulary", lambda bucket: bucket, terms)
+    def terms(self, terms: Iterable[str]) -> dict[str, Term]:
+        """`(term number, postings offset, postings length, dense)` of each of `terms` a note holds."""
+        found = self._lookup("vocabulary", lambda bucket: bucket, terms)
+        return {stem: entry for stem, entry in found.items() if entry[2]}
+
+    def postings(self, where: Term) -> Any:
+        """A term's weighted counts by note number: a 16-bit `memoryview` when dense, else a dict."""
+        _, at, length, dense = where
+        data = os.pread(self.fd, length, self.base + at)
+        return memoryview(data).cast("H") if dense else marshal.loads(data)
+
+    def lengths(self) -> memoryview:
+        """Every note's weighted length, by note number."""
+        where = self.layout["lengths"]
+        return memoryview(os.pread(self.fd, where[1], self.base + where[0])).cast("I")
 
     def vocabulary(self) -> dict[str, int]:
-        """Every stem's term number (for a writer extending it)."""
+        """Every stem's term number, held or not (for a writer extending it)."""
         out: dict[str, int] = {}
         for where in self.layout["vocabulary"].values():
-            out.update(self._blob(where))
+            out.update((stem, entry[0]) for stem, entry in self._blob(where).items())
         return out
 
     def number_of(self, note_id: str) -> int | None:
