@@ -22,7 +22,8 @@ rest:
   (16-bit, by note number) for a term many notes hold, else a dictionary
   note number -> weighted count; and every note's weighted length (32-bit,
   by note number), so a prompt scores term by term (`abcd.recall.engine`);
-- id buckets: note id -> note no;
+- id buckets: note id -> note no, a bucket per CRC-32 of the id (about
+  `IDS_PER_BUCKET` ids each), reached through a table of 8-byte offsets;
 - forward records: per note `(weighted length, term numbers, weighted
   counts)`, what ranking needs and nothing else: small integers decode
   several times faster than the stems they stand for (see
@@ -47,6 +48,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+import zlib
 
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
@@ -112,9 +114,13 @@ def bucket_of(stem: str) -> str:
     return stem[:2]
 
 
-def id_bucket(note_id: str) -> str:
-    """Ids share their `mem-YYMMDD` start; their last digits are random, so they spread the buckets."""
-    return note_id[-3:]
+# About this many ids to an id bucket: a lookup reads one small bucket through a table of offsets.
+IDS_PER_BUCKET = 8
+
+
+def id_bucket(note_id: str, buckets: int) -> int:
+    """The bucket of a note id: a CRC-32 of it (zlib is loaded with the stemmer anyway)."""
+    return zlib.crc32(note_id.encode("utf-8")) % buckets
 
 
 def note_record(note: Any) -> Record:
@@ -169,6 +175,17 @@ def _place(layout: list[bytes], at: list[int], data: bytes) -> tuple[int, int]:
     return at[0] - len(data), len(data)
 
 
+def _table(layout: list[bytes], at: list[int], blobs: list[bytes]) -> bytes:
+    """Place `blobs` and return their table: 8 bytes each, offset << 24 | length."""
+    from array import array
+
+    table = array("Q")
+    for blob in blobs:
+        where, length = _place(layout, at, blob)
+        table.append(where << _LENGTH_BITS | length)
+    return table.tobytes()
+
+
 def build(
     records: Iterable[Record],
     checkpoint: tuple[int, int, int, str],
@@ -190,7 +207,8 @@ def build(
     raw = raw or {}
     recall: dict[str, dict[str, dict[tuple[tuple[str, ...], str], list[int]]]] = {}
     counts: dict[str, Counter[str]] = {}
-    ids: dict[str, dict[str, int]] = {}
+    id_buckets = max(1, len(records) // IDS_PER_BUCKET)
+    ids: list[dict[str, int]] = [{} for _ in range(id_buckets)]
     groups: dict[str, list[int]] = {}
     largest = 0
     for no, record in enumerate(records):
@@ -199,7 +217,7 @@ def build(
         stats = groups.setdefault(group, [0, 0])
         stats[0] += 1
         stats[1] += weighted_length(record)
-        ids.setdefault(id_bucket(record[0]), {})[record[0]] = no
+        ids[id_bucket(record[0], id_buckets)][record[0]] = no
         for term in record[9]:
             if term:
                 by_term = recall.setdefault(bucket_of(term[0]), {}).setdefault(term[0], {})
@@ -288,7 +306,7 @@ def build(
         },
         "df": {k: _place(sections, at, marshal.dumps(v)) for k, v in df.items()},
         "vocabulary": {b: _place(sections, at, marshal.dumps(v)) for b, v in words_of.items()},
-        "ids": {b: _place(sections, at, marshal.dumps(v)) for b, v in ids.items()},
+        "ids": _place(sections, at, _table(sections, at, [marshal.dumps(v) for v in ids])),
     }
     header = marshal.dumps(
         {
@@ -340,7 +358,8 @@ class Index:
         self._records_at: int = self.layout["records"][0]
         self._forward_base: int = self.base + self.layout["forward"][0]
         self._forward_at: memoryview | None = None
-        self._ids: dict[str, dict[str, int]] = {}
+        self._ids: dict[int, dict[str, int]] = {}
+        self._id_table: memoryview | None = None
         self.fd = fd
 
     @classmethod
@@ -369,8 +388,11 @@ class Index:
     def __del__(self) -> None:
         self.close()  # an outcome dropped unclosed still gives its descriptor back
 
+    def _read(self, where: tuple[int, int]) -> bytes:
+        return os.pread(self.fd, where[1], self.base + where[0])
+
     def _blob(self, where: tuple[int, int]) -> Any:
-        return marshal.loads(os.pread(self.fd, where[1], self.base + where[0]))
+        return marshal.loads(self._read(where))
 
     def candidates(self, prompt: Prompt, groups: Collection[str]) -> set[int]:
         """The numbers of the notes of `groups` holding a recall term the prompt hits."""
@@ -432,10 +454,15 @@ class Index:
         return out
 
     def number_of(self, note_id: str) -> int | None:
-        bucket = id_bucket(note_id)
+        table = self._id_table
+        if table is None:
+            table = self._id_table = memoryview(self._read(self.layout["ids"])).cast("Q")
+        if not len(table):
+            return None
+        bucket = id_bucket(note_id, len(table))
         if bucket not in self._ids:
-            where = self.layout["ids"].get(bucket)
-            self._ids[bucket] = {} if where is None else self._blob(where)
+            entry = table[bucket]
+            self._ids[bucket] = self._blob((entry >> _LENGTH_BITS, entry & _LENGTH_MASK))
         return self._ids[bucket].get(note_id)
 
     def forward(self, no: int) -> Forward:
