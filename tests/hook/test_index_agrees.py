@@ -18,6 +18,8 @@ from abcd.session.fill import Fill
 from abcd.trust.guarded import Home
 from tests.conftest import git
 
+from .conftest import Host, keys
+
 WORDS = "test build deploy race flag cache auth login token retry timeout suite lint docs release".split()
 
 
@@ -270,3 +272,17 @@ def test_dense_postings_and_either_scoring_agree_with_the_fold_to_the_bit(
         assert len(fast.candidates) > DENSE_MIN
         assert _scores(fast) == _scores(slow), prompt
         assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
+
+
+def test_an_index_damaged_past_its_header_is_read_around_and_named(
+    host: Host, abcd_home: Path
+) -> None:
+    note = host.note("Deploys need a tag", "Tag before deploying.", "deploy")
+    index = abcd_home / "memory.idx"
+    data = index.read_bytes()
+    body_starts = 16 + int.from_bytes(data[8:16], "little")
+    index.write_bytes(data[:body_starts] + b"\xff" * (len(data) - body_starts))
+    host.start("s1")  # the header still reads: the session start does not rebuild it
+    env = host.prompt("deploy it", "s1")
+    assert keys(env) == [note]
+    assert "machine index unreadable" in env["stderr"] and "read the view instead" in env["stderr"]

@@ -370,21 +370,44 @@ def recall(
     when given, supplies the stems of items stemmed at an earlier prompt (the
     hook saves it afterwards; the engine itself writes nothing).
     """
-    outcome = Outcome(bracket)
     rules = load_rules(home, repo.top if repo is not None else None)
-    outcome.rules = rules
-    for problem in rules.problems:
-        outcome.problems.append(Problem("rules", str(problem)))
     prompt = Prompt(scan(prompt_text))
+    outcome = _fresh(bracket, rules)
     indexed = _open_index(home, outcome) if use_index else None
     try:
         _recall(prompt, home, repo, rules, bracket, ledger, indexed, outcome, stems)
+    except _INDEX_DAMAGE as err:
+        if indexed is None:
+            raise
+        # An index that opened but does not read through: fold the view, as without one.
+        indexed.close()
+        outcome = _fresh(bracket, rules)
+        outcome.problems.append(
+            Problem(
+                "note",
+                f"machine index unreadable ({type(err).__name__}: {err}); read the view instead",
+            )
+        )
+        _recall(prompt, home, repo, rules, bracket, ledger, None, outcome, stems)
+        return outcome
     except BaseException:
         if indexed is not None:
             indexed.close()
         raise
     if indexed is not None and outcome._open is None:
         indexed.close()  # else kept open: candidates read their records from it when asked
+    return outcome
+
+
+# What a damaged index that still opened raises while it is read.
+_INDEX_DAMAGE = (OSError, ValueError, EOFError, KeyError, TypeError, IndexError)
+
+
+def _fresh(bracket: Bracket, rules: RuleSet) -> Outcome:
+    outcome = Outcome(bracket)
+    outcome.rules = rules
+    for problem in rules.problems:
+        outcome.problems.append(Problem("rules", str(problem)))
     return outcome
 
 

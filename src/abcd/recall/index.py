@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 5
+FORMAT = 6
 # The index is bounded like the view it derives from, with room for the stems it adds.
 INDEX_MAX_BYTES = 256 * 1024 * 1024
 EVERYWHERE = ""  # the group of notes recalled in every repository (root null)
