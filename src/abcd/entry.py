@@ -3,6 +3,13 @@
 The prompt hook runs on every prompt and the status line on every refresh,
 so neither may pay for the CLI framework: they are dispatched here, before
 typer is imported. Every other command goes to the typer app.
+
+Those two are short-lived processes that write through the operating system
+only (every file they change is written with `os.write` and renamed or
+appended before they return), so they run without the cyclic garbage
+collector and leave through `os._exit` once their output is flushed: the
+interpreter's teardown, freeing every module and object one by one, costs a
+prompt milliseconds and saves nothing (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -11,17 +18,45 @@ import sys
 
 _HELP = {"-h", "--help"}
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, NoReturn, TextIO
+
+
+def _lean(run: Callable[[list[str], Any, TextIO, TextIO], int], argv: list[str]) -> NoReturn:
+    """Run a lean command's `main(argv, stdin, stdout, stderr)` and leave without teardown."""
+    import gc
+    import os
+
+    gc.disable()
+    try:
+        code = run(argv, sys.stdin.buffer, sys.stdout, sys.stderr)
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else 0 if done.code is None else 1
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # the host closed the pipe: nothing more can be said
+    os._exit(code)
+
 
 def main() -> None:
     argv = sys.argv[1:]
     if len(argv) >= 2 and argv[0] == "hook" and not _HELP.intersection(argv[1:]):
         from abcd.host.hook import main as hook_main
 
-        sys.exit(hook_main(argv[1:], sys.stdin.buffer, sys.stdout, sys.stderr))
+        _lean(hook_main, argv[1:])
     if argv[:1] == ["statusline"] and not _HELP.intersection(argv[1:]):
         from abcd.host.statusline import main as statusline_main
 
-        sys.exit(statusline_main(argv[1:], sys.stdin.buffer, sys.stdout, sys.stderr))
+        _lean(statusline_main, argv[1:])
     from abcd.cli.main import main as cli_main
 
     cli_main()
