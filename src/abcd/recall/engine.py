@@ -567,10 +567,10 @@ class _Machine:
         The idf of each query term the index knows, and each note's length
         norm, are computed once. Then, term by term in the sorted order of
         their stems (the order `Corpus` adds them in), each note's part is
-        added to its score: for a term many notes hold, for every candidate
-        at once through `map` over its dense postings (a part of 0.0 where a
-        note lacks the term changes nothing); for a rare one, only for the
-        candidates among its holders. A prompt with more common terms than
+        added to its score: for a term many notes hold, in one pass over every
+        candidate's weight gathered from its dense postings (`itemgetter`, in
+        C); for a rare one, only for the candidates among its holders. A note
+        that lacks a term gets no part for it, as in `Corpus`. A prompt with more common terms than
         `TERM_AT_A_TIME_MAX` is scored note by note from the forward records
         instead, which costs a read a note but nothing a term.
         """
@@ -583,17 +583,19 @@ class _Machine:
         norms = [K1 * (1.0 - B + B * length / avg) for length in map(lengths.__getitem__, numbers)]
         if sum(1 for stem in order if known[stem][3]) > TERM_AT_A_TIME_MAX:
             return self._note_by_note(numbers, norms, order, known, idf_of)
+        from operator import itemgetter  # only a prompt with indexed candidates needs it
+
         scores = [0.0] * len(numbers)
+        gather = itemgetter(*numbers) if len(numbers) > 1 else lambda column: (column[numbers[0]],)
         position: dict[int, int] | None = None
         for stem in order:
             c = idf_of[stem]
             weights = self.index.postings(known[stem])
             if known[stem][3]:  # dense: every candidate's weight, 0 where it lacks the term
-                counts = list(map(weights.__getitem__, numbers))
-                parts = map(
-                    float.__truediv__, map(c.__mul__, counts), map(float.__add__, norms, counts)
-                )
-                scores = list(map(float.__add__, scores, parts))
+                scores = [
+                    s + c * w / (w + norm) if w else s
+                    for s, w, norm in zip(scores, gather(weights), norms, strict=True)
+                ]
                 continue
             if position is None:
                 position = {no: i for i, no in enumerate(numbers)}
