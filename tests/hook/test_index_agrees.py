@@ -44,13 +44,25 @@ def _scores(outcome: Outcome) -> list[tuple[str, float]]:
 
 
 def _both(repo: Path, prompt: str) -> tuple[Outcome, Outcome]:
+    """The hook's recall (through the index and the stem cache, filled then read back) and the
+    diagnostic's (folding the view, stemming every item): the first checked against itself."""
+    from abcd.recall.stemcache import StemCache
+
     home = Home.open()
     assert home is not None
     with home:
         found = find_repo(repo)
+        assert found is not None
         bracket = bracket_for(Fill(10.0, "statusline"))
-        fast = recall(prompt, home=home, repo=found, bracket=bracket)
+        plain = recall(prompt, home=home, repo=found, bracket=bracket)
+        filling = StemCache(home, found.top)
+        first = recall(prompt, home=home, repo=found, bracket=bracket, stems=filling)
+        filling.save()
+        fast = recall(
+            prompt, home=home, repo=found, bracket=bracket, stems=StemCache(home, found.top)
+        )
         slow = recall(prompt, home=home, repo=found, bracket=bracket, use_index=False)
+        assert _scores(plain) == _scores(first) == _scores(fast)
     return fast, slow
 
 
@@ -200,7 +212,7 @@ def test_the_stem_cache_changes_no_score_and_is_rewritten_only_when_something_is
         again = recall("deploy the release", home=home, repo=found, bracket=bracket, stems=second)
         second.save()
     assert _scores(plain) == _scores(cached) == _scores(again)
-    assert first.added == 5 and second.added == 0
+    assert first.added == 6 and second.added == 0  # five items stemmed, the reach summed once
     assert path.stat().st_mtime_ns == written and oct(path.stat().st_mode & 0o777) == "0o600"
 
 

@@ -189,7 +189,7 @@ def idf(n_items: int, holding: int) -> float:
 class Corpus:
     """Every item in reach (after the narrower scope's suppression): N, the lengths, n_t."""
 
-    __slots__ = ("avg_len", "docs", "keys", "n")
+    __slots__ = ("avg_len", "docs", "keys", "n", "total")
 
     def __init__(self, docs: Iterable[Doc]) -> None:
         self.docs: tuple[Doc, ...] = tuple(docs)
@@ -197,9 +197,9 @@ class Corpus:
         if len(self.keys) != len(self.docs):
             raise ValueError("two items in reach share a key")
         self.n = len(self.docs)
-        total = sum(doc.length for doc in self.docs)
+        self.total = sum(doc.length for doc in self.docs)
         # With no text at all every tf is zero; 1.0 only keeps the division defined.
-        self.avg_len = total / self.n if total else 1.0
+        self.avg_len = self.total / self.n if self.total else 1.0
 
     def holding(self, terms: Collection[str]) -> dict[str, int]:
         """For each term, how many items hold it in any field (one pass over the corpus)."""

@@ -297,20 +297,26 @@ class _Reach(Corpus):
     """
 
     def __init__(
-        self, docs: list[Doc], indexed: IndexedNotes | None, groups: list[str], minus: list[Record]
+        self,
+        docs: list[Doc],
+        indexed: IndexedNotes | None,
+        groups: list[str],
+        minus: list[Record],
+        summary: tuple[int, int, dict[str, int]] | None = None,
     ) -> None:
+        """`docs` are the small layers' items in reach, or with `summary` (their count, total
+        length and stem counts, from the stem cache) only those that will be scored."""
         super().__init__(docs)
         self._indexed, self._groups, self._minus = indexed, groups, minus
+        self._small_held = summary[2] if summary is not None else None
         self._held: dict[str, int] = {}
-        if indexed is None:
-            return
-        small = sum(doc.length for doc in docs)
-        figures = [indexed.index.groups.get(g, (0, 0)) for g in groups]
-        self.n = len(docs) + sum(n for n, _ in figures) - len(minus)
-        total = (
-            small + sum(length for _, length in figures) - sum(weighted_length(r) for r in minus)
-        )
-        self.avg_len = total / self.n if total and self.n else 1.0
+        n, total = (summary[0], summary[1]) if summary is not None else (self.n, self.total)
+        if indexed is not None:
+            figures = [indexed.index.groups.get(g, (0, 0)) for g in groups]
+            n += sum(count for count, _ in figures) - len(minus)
+            total += sum(length for _, length in figures) - sum(weighted_length(r) for r in minus)
+        self.n = n
+        self.avg_len = total / n if total and n else 1.0
 
     def admit(self, keys: set[str]) -> None:
         self.keys = self.keys | keys
@@ -323,7 +329,8 @@ class _Reach(Corpus):
         return {term: self._held[term] for term in terms}
 
     def _count(self, terms: Collection[str]) -> dict[str, int]:
-        found = super().holding(terms)
+        small = self._small_held
+        found = super().holding(terms) if small is None else {t: small.get(t, 0) for t in terms}
         if self._indexed is None:
             return found
         for group in self._groups:
@@ -488,8 +495,11 @@ def _recall(
     if not hitting and not numbers:  # nothing to rank: the reach's figures are not needed
         return outcome
     by_key = {item.key: item for item in reach}
+    summary = None
     if stems is not None:
-        docs = {item.key: stems.doc(item) for item in reach}
+        # The reach's figures from the cache; stems only for the items that will be scored.
+        summary = stems.summary(reach)
+        docs = {item.key: stems.doc(item) for item, _ in hitting}
     else:
         # One pass over the reach's text (in C: translate, split, set difference) stems new words at once.
         warm(words("\n".join(t for item in reach for t in (item.title, item.body))))
@@ -513,7 +523,7 @@ def _recall(
                 record = indexed.index.record(no)
                 if (record[4] or EVERYWHERE) in groups:
                     minus.append(record)
-    corpus = _Reach(list(docs.values()), indexed, groups, minus)
+    corpus = _Reach(list(docs.values()), indexed, groups, minus, summary)
     hits_of = {item.key: hits for item, hits in hitting}
     scored = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
     machine = None

@@ -9,7 +9,11 @@ that a stale entry is never used:
 - **stems**, by an item's content signature (a digest of its kind, layer,
   title, body and recall words: `Item.signature`), or for an item parsed
   from a file matched by stat (below) by that file's path and stat: the
-  stems of its fields, so an item is stemmed once per change of its text;
+  stems of its fields (each entry marshalled on its own, so a prompt decodes
+  only the items it ranks), so an item is stemmed once per change of its
+  text; and, beside them, the summary ranking needs of the whole reach (how
+  many items, their total weighted length, how many hold each stem), under
+  a digest of the reach's keys;
 - **terms**, by recall word: the word's term under the term rule (the file
   names the term rule's version, and another version's file is ignored);
 - **parsed files**, by the file's path under the repository (or the home's
@@ -54,7 +58,7 @@ if TYPE_CHECKING:
     from abcd.recall.terms import Term
     from abcd.trust.guarded import Home
 
-FORMAT = 2
+FORMAT = 3
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024
 # A file modified this close to its read may change again within one timestamp tick (a coarse
@@ -80,8 +84,10 @@ class StemCache:
         self.home = home
         self.rel = cache_rel(top)
         self.parsed_rel = cache_rel(top, "parsed")
-        self._entries: dict[str, Stems] | None = None
-        self.used: dict[str, Stems] = {}
+        self._entries: dict[str, bytes] | None = None
+        self._summary: tuple[str, int, int, dict[str, int]] | None = None
+        self.reach_keys: set[str] | None = None
+        self.used: dict[str, bytes] = {}
         self.terms_used: dict[str, Term | None] = {}
         self.files_used: dict[str, tuple[StatKey, Any]] = {}
         self.added = 0  # new stems
@@ -110,28 +116,56 @@ class StemCache:
         return {}
 
     @property
-    def entries(self) -> dict[str, Stems]:
+    def entries(self) -> dict[str, bytes]:
+        """Each item's stems, marshalled, by its key: decoded only for the items asked for."""
         if self._entries is None:
-            self._entries = self._read(self.rel).get("entries", {})
+            stored = self._read(self.rel)
+            self._entries = stored.get("entries", {})
+            summary = stored.get("summary")
+            self._summary = summary if isinstance(summary, tuple) and len(summary) == 4 else None
         return self._entries
+
+    def _stems(self, item: Item) -> Stems:
+        key = item.stem_key or item.signature()
+        blob = self.used.get(key) or self.entries.get(key)
+        if blob is not None:
+            stems: Stems = marshal.loads(blob)
+        else:
+            doc = Doc.of(item.key, recall=item.recall, title=item.title, body=item.body)
+            stems = (doc.recall, doc.title, doc.body)
+            blob = marshal.dumps(stems)
+            self.added += 1
+        self.used[key] = blob
+        return stems
 
     def doc(self, item: Item) -> Doc:
         """The item's document, from the cache when its text was stemmed before."""
-        signature = item.stem_key or item.signature()
-        stems = self.entries.get(signature)
-        if stems is None:
-            doc = Doc.of(
-                item.key,
-                recall=item.recall,
-                title=item.title,
-                body=item.body,
-                scope_rank=item.scope_rank,
-                recency=item.recency,
-            )
-            stems = (doc.recall, doc.title, doc.body)
-            self.added += 1
-        self.used[signature] = stems
+        stems = self._stems(item)
         return Doc(item.key, stems[0], stems[1], stems[2], item.scope_rank, item.recency)
+
+    def summary(self, items: list[Item]) -> tuple[int, int, dict[str, int]]:
+        """`(n, total weighted length, stem -> items holding it)` over `items` (the small layers in reach).
+
+        Kept with the stems under a digest of the items' keys, so a prompt
+        whose reach is the one an earlier prompt summed reads three figures
+        and a table instead of every item's stems.
+        """
+        keys = [item.stem_key or item.signature() for item in items]
+        ident = sha256_hex("\n".join(sorted(keys)).encode("utf-8"))[:32]
+        self.reach_keys = set(keys)
+        self.entries  # noqa: B018 (reads the stored summary)
+        if self._summary is not None and self._summary[0] == ident:
+            return self._summary[1], self._summary[2], self._summary[3]
+        total = 0
+        held: dict[str, int] = {}
+        for item in items:
+            recall, title, body = self._stems(item)
+            total += Doc(item.key, recall, title, body).length
+            for stem in set(recall).union(title, body):
+                held[stem] = held.get(stem, 0) + 1
+        self._summary = (ident, len(items), total, held)
+        self.added += 1
+        return len(items), total, held
 
     def term(self, word: str) -> Term | None:
         """The recall word's term (`None`: it holds no word), from the cache when seen before."""
@@ -161,10 +195,12 @@ class StemCache:
 
     def save(self) -> None:
         """Write the part that had something new, with the entries this prompt used (never raises)."""
-        # Rewritten when something was stemmed, or when most entries went unused (items changed).
-        unused = self._entries is not None and 2 * len(self.used) < len(self._entries)
-        if self.added or (unused and self.used):
-            self._write(self.rel, {"entries": self.used})
+        if self.added:
+            entries = dict(self.entries)
+            entries.update(self.used)
+            if self.reach_keys is not None:  # only what the reach still holds
+                entries = {key: entries[key] for key in self.reach_keys if key in entries}
+            self._write(self.rel, {"entries": entries, "summary": self._summary})
         if self.added_parsed:
             # A prompt that looked no word up (the kill switch) keeps the words it did not look at.
             parsed = {"words": self.terms_used or self.terms, "files": self.files_used}
