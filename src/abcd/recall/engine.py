@@ -24,7 +24,7 @@ Pure apart from reading the declared places; it writes nothing.
 from __future__ import annotations
 
 from abcd.errors import AbcdError, TrustError
-from abcd.recall.bm25f import Corpus, Doc, idf
+from abcd.recall.bm25f import Corpus, Doc, Scored, idf
 from abcd.recall.constants import INJECTION_BUDGET_BYTES, K1, TIE_EPSILON, B
 from abcd.recall.index import EVERYWHERE, INDEX_FILE, weighted_length
 from abcd.recall.items import (
@@ -44,11 +44,19 @@ from abcd.rules.render import fence, fit, render_domain
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator
+    from typing import Any, Protocol
 
-    from abcd.recall.bm25f import Scored
     from abcd.recall.index import Index, Record
     from abcd.recall.index import Term as IndexTerm
-    from abcd.recall.stemcache import StemCache
+    from abcd.recall.stemcache import Forward, StemCache
+
+    class Lazy(Protocol):
+        """Where a candidate ranked without its text finds its item and per-term breakdown."""
+
+        def item(self, ref: Any) -> tuple[Item, tuple[str, ...]]: ...
+
+        def scored(self, ref: Any, item: Item) -> Scored: ...
+
     from abcd.repo import Repo
     from abcd.rules.loader import RuleSet
     from abcd.rules.match import Match
@@ -76,7 +84,7 @@ class Candidate:
         scored: Scored | None,
         rank: int,
         hits: tuple[str, ...] | None,
-        source: tuple[_Machine, int] | None = None,
+        source: tuple[Lazy, Any] | None = None,
         score: float | None = None,
     ) -> None:
         self._item = item
@@ -91,8 +99,8 @@ class Candidate:
 
     def _load(self) -> None:
         assert self._source is not None
-        machine, no = self._source
-        self._item, self._hits = machine.item(no)
+        lazy, ref = self._source
+        self._item, self._hits = lazy.item(ref)
 
     @property
     def item(self) -> Item:
@@ -112,8 +120,8 @@ class Candidate:
     def scored(self) -> Scored:
         if self._scored is None:
             assert self._source is not None
-            machine, no = self._source
-            self._scored = machine.scored(no, self.item)
+            lazy, ref = self._source
+            self._scored = lazy.scored(ref, self.item)
         return self._scored
 
 
@@ -496,10 +504,12 @@ def _recall(
         return outcome
     by_key = {item.key: item for item in reach}
     summary = None
+    forwards: dict[str, Forward] = {}
     if stems is not None:
-        # The reach's figures from the cache; stems only for the items that will be scored.
+        # The reach's figures from the cache, and the forwards of the items that will be scored.
         summary = stems.summary(reach)
-        docs = {item.key: stems.doc(item) for item, _ in hitting}
+        forwards = {item.key: stems.forward(item) for item, _ in hitting}
+        docs = {}
     else:
         # One pass over the reach's text (in C: translate, split, set difference) stems new words at once.
         warm(words("\n".join(t for item in reach for t in (item.title, item.body))))
@@ -525,7 +535,11 @@ def _recall(
                     minus.append(record)
     corpus = _Reach(list(docs.values()), indexed, groups, minus, summary)
     hits_of = {item.key: hits for item, hits in hitting}
-    scored = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
+    small = _Small(corpus, prompt)
+    if stems is not None:
+        scored = small.score([item for item, _ in hitting], forwards)
+    else:
+        scored = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
     machine = None
     ranked_numbers: list[tuple[float, int]] = []
     if indexed is not None and numbers:
@@ -538,7 +552,10 @@ def _recall(
         if isinstance(ref, int):
             assert machine is not None
             return Candidate(None, None, rank, None, (machine, ref), score)
-        return Candidate(by_key[ref.key], ref, rank, hits_of[ref.key])
+        if ref.terms or not forwards:
+            return Candidate(by_key[ref.key], ref, rank, hits_of[ref.key])
+        # Scored from its forward: the per-term breakdown is worked out if asked for.
+        return Candidate(by_key[ref.key], None, rank, hits_of[ref.key], (small, ref.key), score)
 
     ordered = _ranked(scored, ranked_numbers, machine)
     largest = max(
@@ -553,6 +570,47 @@ def _recall(
         largest,
     )
     return outcome
+
+
+class _Small:
+    """The small layers' candidates scored from the stem cache's forwards (no stems decoded)."""
+
+    def __init__(self, corpus: _Reach, prompt: Prompt) -> None:
+        self.corpus, self.prompt = corpus, prompt
+
+    def score(self, items: list[Item], forwards: dict[str, Forward]) -> list[Scored]:
+        """Each item's score, the very figure `Corpus.score` gives (terms added in sorted order)."""
+        query = frozenset(self.prompt.distinct)
+        present = {item.key: sorted(query.intersection(forwards[item.key][1])) for item in items}
+        holding = self.corpus.holding({term for terms in present.values() for term in terms})
+        n, avg = self.corpus.n, self.corpus.avg_len
+        idf_of = {term: idf(n, count) for term, count in holding.items()}
+        out = []
+        for item in items:
+            length, weights = forwards[item.key]
+            norm = K1 * (1.0 - B + B * length / avg)
+            total = 0.0
+            for term in present[item.key]:
+                w = weights[term]
+                total += idf_of[term] * w / (w + norm)
+            out.append(Scored(item.key, total, (), item.scope_rank, item.recency))
+        return out
+
+    def item(self, key: str) -> tuple[Item, tuple[str, ...]]:
+        raise AssertionError("a small layer's candidate carries its item")  # pragma: no cover
+
+    def scored(self, key: str, item: Item) -> Scored:
+        """The per-term breakdown (for the diagnostic and the tests), as `Corpus.score` gives it."""
+        doc = Doc.of(
+            key,
+            recall=item.recall,
+            title=item.title,
+            body=item.body,
+            scope_rank=item.scope_rank,
+            recency=item.recency,
+        )
+        self.corpus.admit({key})
+        return self.corpus.score([doc], self.prompt.distinct)[0]
 
 
 # Past this many terms many notes hold, a prompt's candidates are scored note by note (a read each)

@@ -6,14 +6,15 @@ that from scratch parses every page, stems every recall word and every body,
 in a new process each prompt. This cache keeps three things, each keyed so
 that a stale entry is never used:
 
-- **stems**, by an item's content signature (a digest of its kind, layer,
-  title, body and recall words: `Item.signature`), or for an item parsed
-  from a file matched by stat (below) by that file's path and stat: the
-  stems of its fields (each entry marshalled on its own, so a prompt decodes
-  only the items it ranks), so an item is stemmed once per change of its
-  text; and, beside them, the summary ranking needs of the whole reach (how
-  many items, their total weighted length, how many hold each stem), under
-  a digest of the reach's keys;
+- **forwards**, by an item's content signature (a digest of its kind,
+  layer, title, body and recall words: `Item.signature`), or for an item
+  parsed from a file matched by stat (below) by that file's path and stat:
+  its weighted length and the weighted count of each stem in it, what
+  ranking needs (each entry marshalled on its own, so a prompt decodes only
+  the items it scores), so an item is stemmed once per change of its text;
+  and, beside them, the summary ranking needs of the whole reach (how many
+  items, their total weighted length, how many hold each stem), under a
+  digest of the reach's keys;
 - **terms**, by recall word: the word's term under the term rule (the file
   names the term rule's version, and another version's file is ignored);
 - **parsed files**, by the file's path under the repository (or the home's
@@ -45,6 +46,7 @@ import sys
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
 from abcd.recall.bm25f import Doc
+from abcd.recall.constants import WEIGHT_BODY, WEIGHT_RECALL, WEIGHT_TITLE
 from abcd.recall.index import TERM_RULE_VERSION
 from abcd.recall.terms import term_of
 from abcd.session.files import CACHE_DIR
@@ -58,14 +60,31 @@ if TYPE_CHECKING:
     from abcd.recall.terms import Term
     from abcd.trust.guarded import Home
 
-FORMAT = 3
+FORMAT = 4
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024
 # A file modified this close to its read may change again within one timestamp tick (a coarse
 # file system's is up to 2 s) without its stat changing: such a file is not kept.
 RACY_NS = 2_000_000_000
 
-Stems = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+Forward = tuple[int, dict[str, int]]
+"""An item as ranking needs it: its weighted length and each stem's weighted count."""
+
+
+def forward_of(item: Item) -> Forward:
+    """The item's forward, through the term rule (as `Doc.of` reads it)."""
+    doc = Doc.of(item.key, recall=item.recall, title=item.title, body=item.body)
+    weights: dict[str, int] = {}
+    for field, weight in (
+        (doc.recall, WEIGHT_RECALL),
+        (doc.title, WEIGHT_TITLE),
+        (doc.body, WEIGHT_BODY),
+    ):
+        for stem in field:
+            weights[stem] = weights.get(stem, 0) + weight
+    return doc.length, weights
+
+
 StatKey = tuple[int, int, int, int, int]
 
 
@@ -117,7 +136,7 @@ class StemCache:
 
     @property
     def entries(self) -> dict[str, bytes]:
-        """Each item's stems, marshalled, by its key: decoded only for the items asked for."""
+        """Each item's forward, marshalled, by its key: decoded only for the items asked for."""
         if self._entries is None:
             stored = self._read(self.rel)
             self._entries = stored.get("entries", {})
@@ -125,30 +144,25 @@ class StemCache:
             self._summary = summary if isinstance(summary, tuple) and len(summary) == 4 else None
         return self._entries
 
-    def _stems(self, item: Item) -> Stems:
+    def forward(self, item: Item) -> Forward:
+        """The item's weighted length and weighted count of each stem, from the cache when kept."""
         key = item.stem_key or item.signature()
         blob = self.used.get(key) or self.entries.get(key)
         if blob is not None:
-            stems: Stems = marshal.loads(blob)
+            forward: Forward = marshal.loads(blob)
         else:
-            doc = Doc.of(item.key, recall=item.recall, title=item.title, body=item.body)
-            stems = (doc.recall, doc.title, doc.body)
-            blob = marshal.dumps(stems)
+            forward = forward_of(item)
+            blob = marshal.dumps(forward)
             self.added += 1
         self.used[key] = blob
-        return stems
-
-    def doc(self, item: Item) -> Doc:
-        """The item's document, from the cache when its text was stemmed before."""
-        stems = self._stems(item)
-        return Doc(item.key, stems[0], stems[1], stems[2], item.scope_rank, item.recency)
+        return forward
 
     def summary(self, items: list[Item]) -> tuple[int, int, dict[str, int]]:
         """`(n, total weighted length, stem -> items holding it)` over `items` (the small layers in reach).
 
-        Kept with the stems under a digest of the items' keys, so a prompt
+        Kept with the forwards under a digest of the items' keys, so a prompt
         whose reach is the one an earlier prompt summed reads three figures
-        and a table instead of every item's stems.
+        and a table instead of every item.
         """
         keys = [item.stem_key or item.signature() for item in items]
         ident = sha256_hex("\n".join(sorted(keys)).encode("utf-8"))[:32]
@@ -159,9 +173,9 @@ class StemCache:
         total = 0
         held: dict[str, int] = {}
         for item in items:
-            recall, title, body = self._stems(item)
-            total += Doc(item.key, recall, title, body).length
-            for stem in set(recall).union(title, body):
+            length, weights = self.forward(item)
+            total += length
+            for stem in weights:
                 held[stem] = held.get(stem, 0) + 1
         self._summary = (ident, len(items), total, held)
         self.added += 1
