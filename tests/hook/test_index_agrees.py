@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -298,3 +299,40 @@ def test_an_index_damaged_past_its_header_is_read_around_and_named(
     env = host.prompt("deploy it", "s1")
     assert keys(env) == [note]
     assert "machine index unreadable" in env["stderr"] and "read the view instead" in env["stderr"]
+
+
+def test_a_writer_leaves_a_slightly_trailing_index_and_rewrites_it_past_the_bound(
+    repo: Path, abcd_home: Path
+) -> None:
+    from abcd.recall.index import INDEX_LAG_EVENTS, Index
+
+    def checkpoint_seq() -> int:
+        home = Home.open()
+        assert home is not None
+        with home:
+            index = Index.open(home)
+            try:
+                return index.checkpoint[2]
+            finally:
+                index.close()
+
+    store.append(lambda _v: [_deploy_note("mem-0000000000000100")], projections=(project_index,))
+    written = (abcd_home / INDEX_FILE).read_bytes()
+    for n in range(1, INDEX_LAG_EVENTS):
+        note = _deploy_note(f"mem-{100 + n:016d}", title=f"step {n}")
+        store.append(lambda _v, note=note: [note], projections=(project_index,))
+    assert (abcd_home / INDEX_FILE).read_bytes() == written  # trailing by 63 events: left alone
+    fast, slow = _both(repo, "deploy")
+    assert len(fast.candidates) == INDEX_LAG_EVENTS and _scores(fast) == _scores(slow)
+    store.append(lambda _v: [_deploy_note("mem-0000000000009999")], projections=(project_index,))
+    assert checkpoint_seq() == INDEX_LAG_EVENTS + 1  # the 64th event behind: written whole
+
+
+def test_journal_rebuild_writes_the_index_whatever_it_trails(
+    repo: Path, abcd_home: Path, abcd: Any
+) -> None:
+    store.append(lambda _v: [_deploy_note("mem-0000000000000200")], projections=(project_index,))
+    store.append(lambda _v: [_deploy_note("mem-0000000000000201")], projections=(project_index,))
+    before = (abcd_home / INDEX_FILE).read_bytes()
+    assert abcd("journal", "rebuild").code == 0
+    assert (abcd_home / INDEX_FILE).read_bytes() != before

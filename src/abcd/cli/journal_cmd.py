@@ -13,8 +13,8 @@ from abcd.journal.segments import Segments
 from abcd.journal.store import rebuild as rebuild_view
 from abcd.journal.verify import verify as verify_chain
 from abcd.journal.view import View
-from abcd.notes.service import PROJECTIONS
 from abcd.progress import Progress
+from abcd.recall.index import rebuild_index
 from abcd.trust import Home
 
 app = typer.Typer(help="Verify, audit, replay and rebuild the note journal.", no_args_is_help=True)
@@ -119,7 +119,7 @@ def rebuild() -> None:
     """Re-project memory.json from the journal, from zero; say what changed."""
     with _home() as home:
         bar = _progress(home, "rebuild")
-        old, new = rebuild_view(home.path, on_bytes=bar.advance, projections=PROJECTIONS)
+        old, new = rebuild_view(home.path, on_bytes=bar.advance, projections=(rebuild_index,))
         bar.close()
     if old is None:
         print(f"view written: {len(new.notes)} note(s) at seq {new.journal.seq}")

@@ -69,6 +69,10 @@ if TYPE_CHECKING:
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
 FORMAT = 6
+# A writer leaves the index as it is while it trails the journal by fewer events than this: a
+# prompt folds the lines past the index's checkpoint (a few microseconds each), and one add in
+# this many rewrites the index whole (see `project_index`).
+INDEX_LAG_EVENTS = 64
 # The index is bounded like the view it derives from, with room for the stems it adds.
 INDEX_MAX_BYTES = 256 * 1024 * 1024
 EVERYWHERE = ""  # the group of notes recalled in every repository (root null)
@@ -547,6 +551,41 @@ def index_usable(home: Home) -> bool:
 
 
 def project_index(home: Home, view: Any) -> None:
-    """The journal writer's projection: the index of the view it just wrote, at the same checkpoint."""
+    """The journal writer's projection: the index of the view it just wrote, at the same checkpoint,
+    unless the index on disk trails that view by fewer than `INDEX_LAG_EVENTS` events.
+
+    A trailing index is never wrong: readers fold the journal past its
+    checkpoint and take those notes as they take the project's. Writing it
+    whole on every add made an add into a 100,000-note home cost seconds;
+    this way one add in `INDEX_LAG_EVENTS` pays for it, and a prompt folds
+    at most that many lines.
+    """
+    cp = view.journal
+    try:
+        index = Index.open(home)
+    except (IndexUnusable, OSError, ValueError, EOFError):
+        index = None
+    if index is not None:
+        try:
+            trailing = cp.seq - index.checkpoint[2]
+            on_chain = _on_chain(home, index.checkpoint)
+        finally:
+            index.close()
+        if 0 <= trailing < INDEX_LAG_EVENTS and on_chain:
+            return
+    rebuild_index(home, view)
+
+
+def rebuild_index(home: Home, view: Any) -> None:
+    """The index of the view, at its checkpoint, written whatever the index on disk holds."""
     cp = view.journal
     write_index(home, view.notes, (cp.segment, cp.offset, cp.seq, cp.head))
+
+
+def _on_chain(home: Home, checkpoint: tuple[int, int, int, str]) -> bool:
+    """Whether the journal still holds the checkpoint (a repair or a rebuild may have cut it)."""
+    from abcd.journal.segments import Segments
+    from abcd.recall.machine import at_checkpoint
+
+    with Segments(home) as segs:
+        return at_checkpoint(segs, checkpoint)

@@ -60,12 +60,12 @@ def _stored_view(
         return empty
     if checkpoint[2] == 0:
         return (notes, (1, 0, 0, ZERO_HASH)) if not notes else empty
-    if not _at_checkpoint(segs, checkpoint):
+    if not at_checkpoint(segs, checkpoint):
         return empty
     return notes, checkpoint
 
 
-def _at_checkpoint(segs: Segments, checkpoint: tuple[int, int, int, str]) -> bool:
+def at_checkpoint(segs: Segments, checkpoint: tuple[int, int, int, str]) -> bool:
     """Whether the journal holds the checkpoint: the line ending at its offset hashes to its head."""
     segment, offset, seq, head = checkpoint
     if not seq:
@@ -153,7 +153,7 @@ class IndexedNotes:
         self.gone: set[str] = set()
         try:
             with Segments(home) as segs:
-                if not _at_checkpoint(segs, self.index.checkpoint):
+                if not at_checkpoint(segs, self.index.checkpoint):
                     raise IndexUnusable("the index's checkpoint is not in the journal")
                 notes: dict[str, dict[str, Any]] = {}
                 _fold(segs, notes, self.index.checkpoint, self.gone)
