@@ -336,3 +336,30 @@ def test_journal_rebuild_writes_the_index_whatever_it_trails(
     before = (abcd_home / INDEX_FILE).read_bytes()
     assert abcd("journal", "rebuild").code == 0
     assert (abcd_home / INDEX_FILE).read_bytes() != before
+
+
+def test_many_promoted_twins_are_suppressed_and_uncounted_as_by_the_fold(
+    repo: Path, abcd_home: Path
+) -> None:
+    notes = [
+        _deploy_note(f"mem-{n:016d}", title=f"deploy step {n}", body="release " * (n % 7))
+        for n in range(300, 600)
+    ]
+    store.append(lambda _v: notes, projections=(project_index,))
+    # Two hundred of them promoted to the project's file: more id buckets than one read each.
+    (repo / ".abcd").mkdir()
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "notes": [
+                    {"id": n.id, "title": n.title, "body": "promoted", "recall": ["deploy"]}
+                    for n in notes[:200]
+                ],
+            }
+        )
+    )
+    fast, slow = _both(repo, "deploy the release")
+    assert _scores(fast) == _scores(slow)
+    layers = [c.item.layer for c in fast.candidates]
+    assert layers.count("project") == 200 and layers.count("machine") == 100

@@ -460,10 +460,9 @@ def _recall(
         found = indexed.index.candidates(prompt, {EVERYWHERE, known_root or EVERYWHERE})
         # A note removed since the index, shadowed by a newer copy in the journal's tail, or
         # suppressed by a project note of the same id is not a candidate.
-        for note_id in indexed.gone | narrow_ids | set(indexed.extra):
-            no = indexed.index.number_of(note_id)
-            if no is not None:
-                found.discard(no)
+        found.difference_update(
+            indexed.index.numbers_of(indexed.gone | narrow_ids | set(indexed.extra)).values()
+        )
         numbers = sorted(found)
 
     reach: list[Item] = []
@@ -527,12 +526,11 @@ def _recall(
     groups = [EVERYWHERE, *([root] if root is not None else [])]
     minus: list[Record] = []
     if indexed is not None:
-        for note_id in sorted((indexed.gone | narrow_ids) - set(indexed.extra)):
-            no = indexed.index.number_of(note_id)
-            if no is not None:
-                record = indexed.index.record(no)
-                if (record[4] or EVERYWHERE) in groups:
-                    minus.append(record)
+        held = indexed.index.numbers_of((indexed.gone | narrow_ids) - set(indexed.extra))
+        for note_id in sorted(held):
+            record = indexed.index.record(held[note_id])
+            if (record[4] or EVERYWHERE) in groups:
+                minus.append(record)
     corpus = _Reach(list(docs.values()), indexed, groups, minus, summary)
     hits_of = {item.key: hits for item, hits in hitting}
     small = _Small(corpus, prompt)

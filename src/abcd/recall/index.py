@@ -120,6 +120,8 @@ def bucket_of(stem: str) -> str:
 
 # About this many ids to an id bucket: a lookup reads one small bucket through a table of offsets.
 IDS_PER_BUCKET = 8
+# Past this many buckets to read, the id buckets are read in one piece.
+_IDS_READ_WHOLE = 16
 
 
 def id_bucket(note_id: str, buckets: int) -> int:
@@ -457,17 +459,35 @@ class Index:
             out.update((stem, entry[0]) for stem, entry in self._blob(where).items())
         return out
 
-    def number_of(self, note_id: str) -> int | None:
+    def numbers_of(self, note_ids: Collection[str]) -> dict[str, int]:
+        """The note number of each of `note_ids` the index holds.
+
+        Past `_IDS_READ_WHOLE` ids, the buckets are read in one piece rather
+        than one read each (a checkout's promoted notes are looked up at once).
+        """
         table = self._id_table
         if table is None:
             table = self._id_table = memoryview(self._read(self.layout["ids"])).cast("Q")
         if not len(table):
-            return None
-        bucket = id_bucket(note_id, len(table))
-        if bucket not in self._ids:
+            return {}
+        wanted = {note_id: id_bucket(note_id, len(table)) for note_id in note_ids}
+        missing = {bucket for bucket in wanted.values() if bucket not in self._ids}
+        if len(missing) > _IDS_READ_WHOLE:
+            start = table[0] >> _LENGTH_BITS
+            last = table[len(table) - 1]
+            data = self._read((start, (last >> _LENGTH_BITS) + (last & _LENGTH_MASK) - start))
+            for bucket in missing:
+                at = (table[bucket] >> _LENGTH_BITS) - start
+                self._ids[bucket] = marshal.loads(data[at : at + (table[bucket] & _LENGTH_MASK)])
+        for bucket in missing - self._ids.keys():
             entry = table[bucket]
             self._ids[bucket] = self._blob((entry >> _LENGTH_BITS, entry & _LENGTH_MASK))
-        return self._ids[bucket].get(note_id)
+        found = {}
+        for note_id, bucket in wanted.items():
+            no = self._ids[bucket].get(note_id)
+            if no is not None:
+                found[note_id] = no
+        return found
 
     def forward(self, no: int) -> Forward:
         """The note's forward record (the offset table is read whole on the first call)."""
