@@ -550,7 +550,7 @@ def _recall(
         if isinstance(ref, int):
             assert machine is not None
             return Candidate(None, None, rank, None, (machine, ref), score)
-        if ref.terms or not forwards:
+        if stems is None:  # scored by `Corpus`, breakdown and all
             return Candidate(by_key[ref.key], ref, rank, hits_of[ref.key])
         # Scored from its forward: the per-term breakdown is worked out if asked for.
         return Candidate(by_key[ref.key], None, rank, hits_of[ref.key], (small, ref.key), score)

@@ -56,13 +56,13 @@ from abcd.recall import terms as _terms
 from abcd.recall.constants import WEIGHT_BODY, WEIGHT_RECALL, WEIGHT_TITLE
 from abcd.recall.terms import stems, term_of, words
 
+# No `array` at import: it loads `collections` (milliseconds on every prompt); a `memoryview` cast
+# reads the same packed integers. Writers import it where they build.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
     from typing import Any
 
-    # No `array` here: importing it loads `collections` (milliseconds on every prompt); a `memoryview`
-    # cast reads the same packed integers. Writers, which may, import it where they build.
     from abcd.recall.terms import Prompt
     from abcd.trust.guarded import Home
 
