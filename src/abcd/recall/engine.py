@@ -636,9 +636,10 @@ class _Machine:
         added to its score: for a term many notes hold, in one pass over every
         candidate's weight gathered from its dense postings (`itemgetter`, in
         C); for a rare one, only for the candidates among its holders. A note
-        that lacks a term gets no part for it, as in `Corpus`. A prompt with more common terms than
-        `TERM_AT_A_TIME_MAX` is scored note by note from the forward records
-        instead, which costs a read a note but nothing a term.
+        that lacks a term gets no part for it, as in `Corpus`. A prompt with
+        more common terms than `TERM_AT_A_TIME_MAX` is scored note by note from
+        the forward records instead, which costs a read a note but nothing a
+        term.
         """
         known = self.index.terms(self.prompt.distinct)
         holding = self.corpus.holding(known)
