@@ -39,7 +39,7 @@ def test_p5_recall_opens_only_the_declared_places(
         )
     (person / ".claude" / "CLAUDE.md").write_text("test " * 100)
     (repo / "CLAUDE.md").write_text("test " * 100)
-    host.note("The tests need the race flag", "Use -race.", "test")
+    mine = host.note("The tests need the race flag", "Use -race.", "test")
     page(
         repo / ".abcd" / "memory", "ref_test_matrix.md", ["test"], "Test matrix", "Linux and macOS."
     )
@@ -90,7 +90,7 @@ def test_p5_recall_opens_only_the_declared_places(
         "mem-2611010000001234",
         "page:ref_test_matrix.md",
         "page:ref_test_machine.md",
-        *(k for k in recalled if k.startswith("mem-26112")),
+        mine,
     }
     home, top = os.path.realpath(abcd_home), os.path.realpath(repo)
     declared = [
