@@ -1,0 +1,99 @@
+"""Property: whatever the notes and the prompt, the hook's recall (index, postings, caches) ranks,
+scores and forms every candidate exactly as folding the view and stemming every item does."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from abcd.journal import store
+from abcd.journal.events import Event, NoteAdded, NoteRemoved
+from abcd.recall import engine, index
+from abcd.recall.index import project_index
+from tests.conftest import git
+
+from .test_index_agrees import _both, _scores
+
+WORDS = ["test", "tests", "deploy", "race", "flag", "cache", "auth", "login", "alpha", "beta"]
+text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join)
+recall = st.lists(
+    st.sampled_from([*WORDS, "race flag", "alpha beta", "log-in"]), min_size=1, max_size=3
+)
+
+
+@st.composite
+def homes(draw: st.DrawFn) -> tuple[list[Event], list[Event], list[dict[str, object]]]:
+    """Notes written with the index kept, more written after it, and the project's own notes."""
+    n = draw(st.integers(min_value=1, max_value=30))
+    notes = [
+        NoteAdded(
+            id=f"mem-{k:016d}",
+            title=draw(text),
+            body=draw(text),
+            recall=tuple(draw(recall)),
+            root=draw(st.sampled_from([None, None, "this", "e" * 40])),
+            origin="agent",
+            written_by="Claude:claude-opus-4-8",
+            session=None,
+        )
+        for k in range(n)
+    ]
+    indexed = draw(st.integers(min_value=1, max_value=n))
+    removed = draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=3))
+    late: list[Event] = [*notes[indexed:]]
+    late += [NoteRemoved(id=f"mem-{k:016d}", removed_by="person", session=None) for k in removed]
+    promoted = draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=3))
+    project = [
+        {"id": f"mem-{k:016d}", "title": draw(text), "body": draw(text), "recall": draw(recall)}
+        for k in sorted(promoted)
+    ]
+    return list(notes[:indexed]), late, project
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(home=homes(), prompt=text, scoring=st.sampled_from(["sparse", "dense", "note by note"]))
+def test_the_hook_ranks_every_candidate_as_the_fold_does(
+    repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    home: tuple[list[Event], list[Event], list[dict[str, object]]],
+    prompt: str,
+    scoring: str,
+) -> None:
+    first, late, project = home
+    root = git(repo, "rev-list", "--max-parents=0", "HEAD")
+
+    def rooted(events: list[Event]) -> list[Event]:
+        return [
+            NoteAdded(**{**{f: getattr(e, f) for f in e.__struct_fields__}, "root": root})
+            if isinstance(e, NoteAdded) and e.root == "this"
+            else e
+            for e in events
+        ]
+
+    with tempfile.TemporaryDirectory(dir=repo.parent) as place, pytest.MonkeyPatch.context() as m:
+        abcd_home = Path(place) / "home"
+        abcd_home.mkdir(mode=0o700)
+        m.setenv("ABCD_HOME", str(abcd_home))
+        if scoring != "sparse":  # every term's postings dense, whatever few notes hold it
+            m.setattr(index, "DENSE_MIN", 1)
+            m.setattr(index, "DENSE_SHARE", 10**9)
+        if scoring == "note by note":
+            m.setattr(engine, "TERM_AT_A_TIME_MAX", 0)
+        store.append(lambda _v: rooted(first), projections=(project_index,))
+        if late:
+            store.append(lambda _v: rooted(late))  # the index trails these
+        memory = repo / ".abcd" / "memory.json"
+        memory.parent.mkdir(exist_ok=True)
+        memory.write_text(json.dumps({"schema_version": 1, "notes": project}))
+        fast, slow = _both(repo, prompt)
+        assert _scores(fast) == _scores(slow)
+        assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
+        os.remove(memory)
