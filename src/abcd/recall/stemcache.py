@@ -28,10 +28,10 @@ that a stale entry is never used:
   not writable by others); only its bytes are not read again.
 
 Terms and parsed files, needed by every prompt, are in `parsed-<digest>.marshal`;
-stems, needed only by a prompt with something to rank and far larger, are in
-`stems-<digest>.marshal`, read on the first item ranked. The prompt hook, their
-only writer, rewrites a file (atomically, keeping only the entries this
-prompt used) only when something in it was new. One pair per checkout (named
+forwards and the summary, needed only by a prompt with something to rank, are
+in `stems-<digest>.marshal`, read on the first item ranked. The prompt hook,
+their only writer, rewrites a file (atomically, keeping only the entries the
+reach still holds) only when something in it was new. One pair per checkout (named
 by the digest of its top folder); the session-start sweep removes files
 untouched for 7 days. A cache that cannot be read is ignored,
 never trusted: it can only spare work, and holds nothing that is not in the
