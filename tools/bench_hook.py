@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Benchmark of the prompt hook against a bare interpreter (issue 4's targets), measured in one run.
 
-    .venv/bin/python tools/bench_hook.py [--notes 10000] [--runs 30]
+    .venv/bin/python tools/bench_hook.py [--notes 10000] [--runs 30] [--root DIR] [--only PROMPT]
+
+`--root DIR` builds the home there, or reuses the one an earlier run built
+there (pass the same `--notes`); `--only broad|narrow|none` times one prompt.
 
 Builds a throwaway home and repository holding N personal notes (written as
 one `memory import`-style batch through the real store), 200 project notes,
