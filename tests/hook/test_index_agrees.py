@@ -363,3 +363,30 @@ def test_many_promoted_twins_are_suppressed_and_uncounted_as_by_the_fold(
     assert _scores(fast) == _scores(slow)
     layers = [c.item.layer for c in fast.candidates]
     assert layers.count("project") == 200 and layers.count("machine") == 100
+
+
+def test_kept_note_numbers_of_promoted_ids_follow_a_renumbered_index(
+    repo: Path, abcd_home: Path
+) -> None:
+    from abcd.recall.index import rebuild_index
+
+    notes = [_deploy_note(f"mem-{n:016d}", title=f"deploy {n}") for n in range(700, 720)]
+    store.append(lambda _v: notes, projections=(project_index,))
+    twin = notes[10]
+    (repo / ".abcd").mkdir()
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "notes": [{"id": twin.id, "title": "promoted", "body": "b", "recall": ["deploy"]}],
+            }
+        )
+    )
+    fast, slow = _both(repo, "deploy")  # the twin's note number is kept in the cache
+    assert _scores(fast) == _scores(slow)
+    # Notes before the twin removed and the index written again: every later note is renumbered.
+    gone: list[Event] = [NoteRemoved(id=n.id, removed_by="person", session=None) for n in notes[:5]]
+    store.append(lambda _v: gone, projections=(rebuild_index,))
+    fast, slow = _both(repo, "deploy")
+    assert _scores(fast) == _scores(slow)
+    assert [c.item.layer for c in fast.candidates if c.item.key == twin.id] == ["project"]

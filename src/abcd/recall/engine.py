@@ -460,9 +460,13 @@ def _recall(
         found = indexed.index.candidates(prompt, {EVERYWHERE, known_root or EVERYWHERE})
         # A note removed since the index, shadowed by a newer copy in the journal's tail, or
         # suppressed by a project note of the same id is not a candidate.
-        found.difference_update(
-            indexed.index.numbers_of(indexed.gone | narrow_ids | set(indexed.extra)).values()
+        set_aside = indexed.gone | narrow_ids | set(indexed.extra)
+        numbered = (
+            stems.numbers(indexed.index, set_aside)
+            if stems is not None
+            else indexed.index.numbers_of(set_aside)
         )
+        found.difference_update(numbered.values())
         numbers = sorted(found)
 
     reach: list[Item] = []
@@ -526,7 +530,12 @@ def _recall(
     groups = [EVERYWHERE, *([root] if root is not None else [])]
     minus: list[Record] = []
     if indexed is not None:
-        held = indexed.index.numbers_of((indexed.gone | narrow_ids) - set(indexed.extra))
+        # (`numbered` was looked up above: the index's numbers of every id set aside.)
+        held = {
+            note_id: numbered[note_id]
+            for note_id in (indexed.gone | narrow_ids) - set(indexed.extra)
+            if note_id in numbered
+        }
         for note_id in sorted(held):
             record = indexed.index.record(held[note_id])
             if (record[4] or EVERYWHERE) in groups:

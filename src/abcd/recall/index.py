@@ -337,6 +337,9 @@ class IndexUnusable(AbcdError):
 class Index:
     """An open index: reads its header once, then buckets and records on demand."""
 
+    # What, with its checkpoint and count, tells one index's note numbering from another's.
+    FORMAT_KEY = (FORMAT, TERM_RULE_VERSION)
+
     def __init__(self, fd: int, size: int) -> None:
         self.fd = (
             -1

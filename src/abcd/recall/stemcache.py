@@ -3,7 +3,7 @@
 Every prompt reads the project's notes and pages, checks each recall word
 against the prompt and, when something hits, ranks over all of them. Doing
 that from scratch parses every page, stems every recall word and every body,
-in a new process each prompt. This cache keeps three things, each keyed so
+in a new process each prompt. This cache keeps four things, each keyed so
 that a stale entry is never used:
 
 - **forwards**, by an item's content signature (a digest of its kind,
@@ -25,9 +25,13 @@ that a stale entry is never used:
   an entry that matches new content (git's "racily clean" rule). A reused
   file is still checked as a read would check it (a regular file, not a
   link, within its bound, and for machine pages owned by this account and
-  not writable by others); only its bytes are not read again.
+  not writable by others); only its bytes are not read again;
+- **note numbers**: the machine index's numbers of the ids the index must
+  set aside (promoted, removed or newer notes), under the index's format,
+  checkpoint and count and a digest of the ids, so a checkout's promoted ids
+  are not looked up bucket by bucket on every prompt.
 
-Terms and parsed files, needed by every prompt, are in `parsed-<digest>.marshal`;
+Terms, parsed files and note numbers, needed by every prompt, are in `parsed-<digest>.marshal`;
 forwards and the summary, needed only by a prompt with something to rank, are
 in `stems-<digest>.marshal`, read on the first item ranked. The prompt hook,
 their only writer, rewrites a file (atomically, keeping only the entries the
@@ -56,6 +60,7 @@ if TYPE_CHECKING:
     import os
     from typing import Any
 
+    from abcd.recall.index import Index
     from abcd.recall.items import Item
     from abcd.recall.terms import Term
     from abcd.trust.guarded import Home
@@ -114,6 +119,9 @@ class StemCache:
         stored = self._read(self.parsed_rel)
         self.terms: dict[str, Term | None] = stored.get("words", {})
         self.files: dict[str, tuple[StatKey, Any]] = stored.get("files", {})
+        ids = stored.get("ids")
+        self.ids: tuple[Any, dict[str, int]] | None = ids if isinstance(ids, tuple) else None
+        self.ids_used: tuple[Any, dict[str, int]] | None = None
 
     def _read(self, rel: str) -> dict[str, Any]:
         """The file's entries when this interpreter and term rule wrote it, else nothing."""
@@ -193,6 +201,24 @@ class StemCache:
         self.terms_used[word] = term
         return term
 
+    def numbers(self, index: Index, note_ids: set[str]) -> dict[str, int]:
+        """The index's note numbers of `note_ids` (the promoted, removed and newer notes), kept
+        for as long as the index and the ids are the same: a checkout's promoted ids cost a
+        lookup each (a bucket read) on every prompt otherwise."""
+        key = (
+            index.FORMAT_KEY,
+            tuple(index.checkpoint),
+            index.count,
+            sha256_hex("\n".join(sorted(note_ids)).encode("utf-8")),
+        )
+        if self.ids is not None and self.ids[0] == key:
+            self.ids_used = self.ids
+            return self.ids[1]
+        found = index.numbers_of(note_ids)
+        self.ids_used = (key, found)
+        self.added_parsed += 1
+        return found
+
     def parsed(self, rel: str, st: os.stat_result) -> Any | None:
         """What was parsed from `rel` when it had this very stat, else `None`."""
         kept = self.files.get(rel)
@@ -217,7 +243,11 @@ class StemCache:
             self._write(self.rel, {"entries": entries, "summary": self._summary})
         if self.added_parsed:
             # A prompt that looked no word up (the kill switch) keeps the words it did not look at.
-            parsed = {"words": self.terms_used or self.terms, "files": self.files_used}
+            parsed = {
+                "words": self.terms_used or self.terms,
+                "files": self.files_used,
+                "ids": self.ids_used or self.ids,
+            }
             self._write(self.parsed_rel, parsed)
 
     def _write(self, rel: str, parts: dict[str, Any]) -> None:
