@@ -529,10 +529,6 @@ class Index:
             out.append((marshal.loads(blob), blob, forward))
         return out
 
-    def records(self) -> list[Record]:
-        """Every record, in view order."""
-        return [record for record, _, _ in self.records_raw()]
-
 
 def write_index(home: Home, notes: Iterable[Any], checkpoint: tuple[int, int, int, str]) -> None:
     """Write the index for the view's notes; reuse what the old index already holds.
