@@ -26,7 +26,7 @@ from __future__ import annotations
 from abcd.errors import AbcdError, TrustError
 from abcd.recall.bm25f import Corpus, Doc, Scored, idf
 from abcd.recall.constants import INJECTION_BUDGET_BYTES, K1, TIE_EPSILON, B
-from abcd.recall.index import EVERYWHERE, INDEX_FILE, weighted_length
+from abcd.recall.index import EVERYWHERE, INDEX_FILE
 from abcd.recall.items import (
     WIDE,
     Item,
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator
     from typing import Any, Protocol
 
+    from abcd.recall.index import Forward as IndexForward
     from abcd.recall.index import Index, Record
     from abcd.recall.index import Term as IndexTerm
     from abcd.recall.stemcache import Forward, StemCache
@@ -309,7 +310,7 @@ class _Reach(Corpus):
         docs: list[Doc],
         indexed: IndexedNotes | None,
         groups: list[str],
-        minus: list[Record],
+        minus: list[IndexForward],
         summary: tuple[int, int, dict[str, int]] | None = None,
     ) -> None:
         """`docs` are the small layers' items in reach, or with `summary` (their count, total
@@ -322,7 +323,7 @@ class _Reach(Corpus):
         if indexed is not None:
             figures = [indexed.index.groups.get(g, (0, 0)) for g in groups]
             n += sum(count for count, _ in figures) - len(minus)
-            total += sum(length for _, length in figures) - sum(weighted_length(r) for r in minus)
+            total += sum(length for _, length in figures) - sum(f[0] for f in minus)
         self.n = n
         self.avg_len = total / n if total and n else 1.0
 
@@ -344,12 +345,11 @@ class _Reach(Corpus):
         for group in self._groups:
             for term, n in self._indexed.index.df(group, terms).items():
                 found[term] += n
-        wanted = set(terms)
-        for record in self._minus:
-            for term in wanted.intersection(record[6]).union(
-                wanted.intersection(record[7]), wanted.intersection(record[8])
-            ):
-                found[term] -= 1
+        if self._minus:  # the notes counted above that are not in reach, by their term numbers
+            numbers = {entry[0]: term for term, entry in self._indexed.index.terms(terms).items()}
+            for _, held, _ in self._minus:
+                for number in numbers.keys() & set(held):
+                    found[numbers[number]] -= 1
         return found
 
 
@@ -528,7 +528,7 @@ def _recall(
             for item in reach
         }
     groups = [EVERYWHERE, *([root] if root is not None else [])]
-    minus: list[Record] = []
+    minus: list[IndexForward] = []
     if indexed is not None:
         # (`numbered` was looked up above: the index's numbers of every id set aside.)
         held = {
@@ -539,7 +539,7 @@ def _recall(
         for note_id in sorted(held):
             record = indexed.index.record(held[note_id])
             if (record[4] or EVERYWHERE) in groups:
-                minus.append(record)
+                minus.append(indexed.index.forward(held[note_id]))
     corpus = _Reach(list(docs.values()), indexed, groups, minus, summary)
     hits_of = {item.key: hits for item, hits in hitting}
     small = _Small(corpus, prompt)
@@ -607,17 +607,7 @@ class _Small:
         raise AssertionError("a small layer's candidate carries its item")  # pragma: no cover
 
     def scored(self, key: str, item: Item) -> Scored:
-        """The per-term breakdown (for the diagnostic and the tests), as `Corpus.score` gives it."""
-        doc = Doc.of(
-            key,
-            recall=item.recall,
-            title=item.title,
-            body=item.body,
-            scope_rank=item.scope_rank,
-            recency=item.recency,
-        )
-        self.corpus.admit({key})
-        return self.corpus.score([doc], self.prompt.distinct)[0]
+        return _breakdown(self.corpus, self.prompt, item)
 
 
 # Past this many terms many notes hold, a prompt's candidates are scored note by note (a read each)
@@ -727,17 +717,28 @@ class _Machine:
         )
         hits = tuple(
             word
-            for word, term in zip(record[3], record[9], strict=True)
+            for word, term in zip(record[3], record[6], strict=True)
             if term and self.prompt.hits(term)
         )
         return item, hits
 
     def scored(self, no: int, item: Item) -> Scored:
-        """The per-term breakdown (for the diagnostic and the tests), as `Corpus.score` gives it."""
-        record = self.record(no)
-        doc = Doc(item.key, record[6], record[7], record[8], item.scope_rank, item.recency)
-        self.corpus.admit({item.key})
-        return self.corpus.score([doc], self.prompt.distinct)[0]
+        return _breakdown(self.corpus, self.prompt, item)
+
+
+def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:
+    """An item's score with its per-term breakdown (the diagnostic's, the tests'), stemmed from
+    its text as `Corpus.score` reads it: the same figure its candidate was ranked by."""
+    doc = Doc.of(
+        item.key,
+        recall=item.recall,
+        title=item.title,
+        body=item.body,
+        scope_rank=item.scope_rank,
+        recency=item.recency,
+    )
+    corpus.admit({item.key})
+    return corpus.score([doc], prompt.distinct)[0]
 
 
 def _ranked(

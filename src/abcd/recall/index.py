@@ -29,8 +29,8 @@ rest:
   several times faster than the stems they stand for (see
   `docs/performance.md`), and a table of their offsets (8 bytes a note);
 - records: per note `(id, title, body, recall, root, written_at,
-  recall_stems, title_stems, body_stems, recall_terms)`, read only for the
-  notes the budget takes (and for the diagnostic), and a table of their offsets.
+  recall_terms)`, read only for the notes the budget takes (and for the
+  diagnostic), and a table of their offsets.
 
 Buckets are keyed by a stem's first two characters, so a prompt reads only
 the few buckets its own stems fall in. `marshal` is the interpreter's own
@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 6
+FORMAT = 7
 # A writer leaves the index as it is while it trails the journal by fewer events than this: a
 # prompt folds the lines past the index's checkpoint (a few microseconds each), and one add in
 # this many rewrites the index whole (see `project_index`).
@@ -87,18 +87,9 @@ DENSE_MAX_WEIGHT = 0xFFFF
 _LENGTH_BITS = 24
 _LENGTH_MASK = (1 << _LENGTH_BITS) - 1
 
-Record = tuple[
-    str,
-    str,
-    str,
-    tuple[str, ...],
-    "str | None",
-    str,
-    tuple[str, ...],
-    tuple[str, ...],
-    tuple[str, ...],
-    tuple[tuple[str, ...], ...],
-]
+Record = tuple[str, str, str, tuple[str, ...], "str | None", str, tuple[tuple[str, ...], ...]]
+"""A note's text as the hook renders it: `(id, title, body, recall, root, written_at, recall
+terms)`. Its stems are not kept: the forward record holds what ranking needs of them."""
 Term = tuple[int, int, int, bool]
 """A term in the index: its number, where its postings are and how long, whether they are dense."""
 Forward = tuple[int, tuple[int, ...], tuple[int, ...]]
@@ -130,8 +121,7 @@ def id_bucket(note_id: str, buckets: int) -> int:
 
 
 def note_record(note: Any) -> Record:
-    """A note's record: its seed fields and the stems of its three fields (the term rule's)."""
-    in_recall = stems(words(" ".join(note.recall)))
+    """A note's record: its seed fields and the terms of its recall words (the term rule's)."""
     return (
         note.id,
         note.title,
@@ -139,18 +129,7 @@ def note_record(note: Any) -> Record:
         tuple(note.recall),
         note.root,
         note.written_at,
-        tuple(in_recall),
-        tuple(stems(words(note.title))),
-        tuple(stems(words(note.body))),
         tuple(term_of(word) or () for word in note.recall),
-    )
-
-
-def weighted_length(record: Record) -> int:
-    return (
-        WEIGHT_RECALL * len(record[6])
-        + WEIGHT_TITLE * len(record[7])
-        + WEIGHT_BODY * len(record[8])
     )
 
 
@@ -160,19 +139,23 @@ def rendered_size(record: Record) -> int:
 
 
 def forward_of(record: Record, vocabulary: dict[str, int]) -> Forward:
-    """The note's forward record; a stem the vocabulary lacks gets the next term number."""
+    """The note's forward record, its fields stemmed by the term rule (as `Doc.of` reads them);
+    a stem the vocabulary lacks gets the next term number."""
     counts: dict[int, int] = {}
-    for field, weight in (
-        (record[6], WEIGHT_RECALL),
-        (record[7], WEIGHT_TITLE),
-        (record[8], WEIGHT_BODY),
+    length = 0
+    for text, weight in (
+        (" ".join(record[3]), WEIGHT_RECALL),
+        (record[1], WEIGHT_TITLE),
+        (record[2], WEIGHT_BODY),
     ):
+        field = stems(words(text))
+        length += weight * len(field)
         for stem in field:
             number = vocabulary.get(stem)
             if number is None:
                 number = vocabulary[stem] = len(vocabulary)
             counts[number] = counts.get(number, 0) + weight
-    return weighted_length(record), tuple(counts), tuple(counts.values())
+    return length, tuple(counts), tuple(counts.values())
 
 
 def _place(layout: list[bytes], at: list[int], data: bytes) -> tuple[int, int]:
@@ -201,40 +184,40 @@ def build(
     """The index file's bytes for these records (in view order).
 
     `raw` holds, by note id, records and forward records already marshalled
-    under `vocabulary` (the old index's), reused as they are. The per-group
-    counts are taken with `Counter` over each note's distinct stems, in C,
-    then split into buckets: a 10,000-note index builds in a fraction of a
-    second.
+    under `vocabulary` (the old index's), reused as they are; a new note is
+    stemmed here. The per-group counts are taken with `Counter` over each
+    note's term numbers, in C, then named by stem and split into buckets.
     """
     from array import array
     from collections import Counter
 
     records = list(records)
     raw = raw or {}
+    vocabulary = {} if vocabulary is None else vocabulary
+    decoded: list[Forward] = []
+    encoded: list[tuple[bytes, bytes]] = []
+    for record in records:
+        reused = raw.get(record[0])
+        if reused is not None:
+            decoded.append(marshal.loads(reused[1]))
+            encoded.append(reused)
+        else:
+            made = forward_of(record, vocabulary)
+            decoded.append(made)
+            encoded.append((marshal.dumps(record), marshal.dumps(made)))
+    in_use = set().union(*(made[1] for made in decoded))
+    if len(vocabulary) > 2 * len(in_use):  # renumbered: no old forward record holds
+        vocabulary = {}
+        decoded = [forward_of(record, vocabulary) for record in records]
+        encoded = [
+            (blob, marshal.dumps(made)) for (blob, _), made in zip(encoded, decoded, strict=True)
+        ]
     recall: dict[str, dict[str, dict[tuple[tuple[str, ...], str], list[int]]]] = {}
-    counts: dict[str, Counter[str]] = {}
+    counts: dict[str, Counter[int]] = {}
     id_buckets = max(1, len(records) // IDS_PER_BUCKET)
     ids: list[dict[str, int]] = [{} for _ in range(id_buckets)]
     groups: dict[str, list[int]] = {}
     largest = 0
-    for no, record in enumerate(records):
-        largest = max(largest, rendered_size(record))
-        group = record[4] or EVERYWHERE
-        stats = groups.setdefault(group, [0, 0])
-        stats[0] += 1
-        stats[1] += weighted_length(record)
-        ids[id_bucket(record[0], id_buckets)][record[0]] = no
-        for term in record[9]:
-            if term:
-                by_term = recall.setdefault(bucket_of(term[0]), {}).setdefault(term[0], {})
-                by_term.setdefault((term, group), []).append(no)
-        counter = counts.get(group)
-        if counter is None:
-            counter = counts[group] = Counter()
-        counter.update(set(record[6]).union(record[7], record[8]))
-    in_use = set().union(*counts.values())
-    if vocabulary is None or len(vocabulary) > 2 * len(in_use):
-        vocabulary, raw = {}, {}  # renumbered: no old forward record holds
     blobs: list[bytes] = []
     offsets: list[bytes] = []
     forwards: list[bytes] = []
@@ -242,14 +225,23 @@ def build(
     lengths = array("I")
     postings: dict[int, dict[int, int]] = {}
     pos = fpos = 0
-    for no, record in enumerate(records):
-        reused = raw.get(record[0])
-        if reused is not None:
-            blob, forward = reused
-            length, numbers, weights = marshal.loads(forward)
-        else:
-            length, numbers, weights = decoded = forward_of(record, vocabulary)
-            blob, forward = marshal.dumps(record), marshal.dumps(decoded)
+    for no, (record, (length, numbers, weights), (blob, forward)) in enumerate(
+        zip(records, decoded, encoded, strict=True)
+    ):
+        largest = max(largest, rendered_size(record))
+        group = record[4] or EVERYWHERE
+        stats = groups.setdefault(group, [0, 0])
+        stats[0] += 1
+        stats[1] += length
+        ids[id_bucket(record[0], id_buckets)][record[0]] = no
+        for term in record[6]:
+            if term:
+                by_term = recall.setdefault(bucket_of(term[0]), {}).setdefault(term[0], {})
+                by_term.setdefault((term, group), []).append(no)
+        counter = counts.get(group)
+        if counter is None:
+            counter = counts[group] = Counter()
+        counter.update(numbers)  # a forward record names each of its terms once
         offsets.append(pos.to_bytes(6, "little") + len(blob).to_bytes(4, "little"))
         blobs.append(blob)
         pos += len(blob)
@@ -262,9 +254,11 @@ def build(
             if held is None:
                 held = postings[number] = {}
             held[no] = weight
+    stem_of = {number: stem for stem, number in vocabulary.items()}
     df: dict[tuple[str, str], dict[str, int]] = {}
     for group, counter in counts.items():
-        for stem, n in counter.items():
+        for number, n in counter.items():
+            stem = stem_of[number]
             key = (group, bucket_of(stem))
             table = df.get(key)
             if table is None:
