@@ -27,10 +27,14 @@ rest:
 - forward records: per note `(weighted length, term numbers, weighted
   counts)`, what ranking needs and nothing else: small integers decode
   several times faster than the stems they stand for (see
-  `docs/performance.md`), and a table of their offsets (8 bytes a note);
+  `docs/performance.md`);
 - records: per note `(id, title, body, recall, root, written_at,
   recall_terms)`, read only for the notes the budget takes (and for the
-  diagnostic), and a table of their offsets.
+  diagnostic).
+
+Records, forward records and id buckets are each a table of blobs: the
+blobs one after another, then a table of 8-byte entries (offset and length),
+so one is read by its number and all of them in one read.
 
 Buckets are keyed by a stem's first two characters, so a prompt reads only
 the few buckets its own stems fall in. `marshal` is the interpreter's own
@@ -68,7 +72,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 7
+FORMAT = 8
 # A writer leaves the index as it is while it trails the journal by fewer events than this: a
 # prompt folds the lines past the index's checkpoint (a few microseconds each), and one add in
 # this many rewrites the index whole (see `project_index`).
@@ -83,7 +87,8 @@ DENSE_SHARE = 32
 DENSE_MIN = 64
 # A dense posting is 16-bit: a weighted count past it (impossible within a note's limits) is sparse.
 DENSE_MAX_WEIGHT = 0xFFFF
-# A forward record's offset table entry: 5 bytes of offset, 3 of length.
+# An entry of a table of blobs (records, forward records, id buckets): 5 bytes of offset, 3 of
+# length.
 _LENGTH_BITS = 24
 _LENGTH_MASK = (1 << _LENGTH_BITS) - 1
 
@@ -164,7 +169,7 @@ def _place(layout: list[bytes], at: list[int], data: bytes) -> tuple[int, int]:
     return at[0] - len(data), len(data)
 
 
-def _table(layout: list[bytes], at: list[int], blobs: list[bytes]) -> bytes:
+def _place_blobs(layout: list[bytes], at: list[int], blobs: list[bytes]) -> bytes:
     """Place `blobs` and return their table: 8 bytes each, offset << 24 | length."""
     from array import array
 
@@ -219,12 +224,9 @@ def build(
     groups: dict[str, list[int]] = {}
     largest = 0
     blobs: list[bytes] = []
-    offsets: list[bytes] = []
     forwards: list[bytes] = []
-    forward_at = array("Q")
     lengths = array("I")
     postings: dict[int, dict[int, int]] = {}
-    pos = fpos = 0
     for no, (record, (length, numbers, weights), (blob, forward)) in enumerate(
         zip(records, decoded, encoded, strict=True)
     ):
@@ -242,12 +244,8 @@ def build(
         if counter is None:
             counter = counts[group] = Counter()
         counter.update(numbers)  # a forward record names each of its terms once
-        offsets.append(pos.to_bytes(6, "little") + len(blob).to_bytes(4, "little"))
         blobs.append(blob)
-        pos += len(blob)
-        forward_at.append(fpos << _LENGTH_BITS | len(forward))
         forwards.append(forward)
-        fpos += len(forward)
         lengths.append(length)
         for number, weight in zip(numbers, weights, strict=True):
             held = postings.get(number)
@@ -284,10 +282,8 @@ def build(
         words_of.setdefault(bucket_of(stem), {})[stem] = (number, where[0], where[1], dense)
     layout: dict[str, Any] = {
         "lengths": _place(sections, at, lengths.tobytes()),
-        "records": _place(sections, at, b"".join(blobs)),
-        "offsets": _place(sections, at, b"".join(offsets)),
-        "forward": _place(sections, at, b"".join(forwards)),
-        "forward_at": _place(sections, at, forward_at.tobytes()),
+        "records": _place(sections, at, _place_blobs(sections, at, blobs)),
+        "forward": _place(sections, at, _place_blobs(sections, at, forwards)),
         "recall": {
             b: _place(
                 sections,
@@ -306,7 +302,7 @@ def build(
         },
         "df": {k: _place(sections, at, marshal.dumps(v)) for k, v in df.items()},
         "vocabulary": {b: _place(sections, at, marshal.dumps(v)) for b, v in words_of.items()},
-        "ids": _place(sections, at, _table(sections, at, [marshal.dumps(v) for v in ids])),
+        "ids": _place(sections, at, _place_blobs(sections, at, [marshal.dumps(v) for v in ids])),
     }
     header = marshal.dumps(
         {
@@ -335,9 +331,8 @@ class Index:
     FORMAT_KEY = (FORMAT, TERM_RULE_VERSION)
 
     def __init__(self, fd: int, size: int) -> None:
-        self.fd = (
-            -1
-        )  # owns `fd` only once it proves to be an index (the opener closes it otherwise)
+        # It owns `fd` only once it proves to be an index (the opener closes it otherwise).
+        self.fd = -1
         head = os.pread(fd, 16, 0)
         if len(head) < 16 or head[:8] != MAGIC:
             raise IndexUnusable("not an abcd index")
@@ -358,11 +353,8 @@ class Index:
         self.largest: int = header["largest"]
         self.groups: dict[str, tuple[int, int]] = header["groups"]
         self.layout: dict[str, Any] = header["layout"]
-        self._records_at: int = self.layout["records"][0]
-        self._forward_base: int = self.base + self.layout["forward"][0]
-        self._forward_at: memoryview | None = None
+        self._tables: dict[str, memoryview] = {}
         self._ids: dict[int, dict[str, int]] = {}
-        self._id_table: memoryview | None = None
         self.fd = fd
 
     @classmethod
@@ -396,6 +388,33 @@ class Index:
 
     def _blob(self, where: tuple[int, int]) -> Any:
         return marshal.loads(self._read(where))
+
+    def _table(self, name: str) -> memoryview:
+        """A table of blobs (`_place_blobs` wrote it), read whole on first use."""
+        table = self._tables.get(name)
+        if table is None:
+            table = self._tables[name] = memoryview(self._read(self.layout[name])).cast("Q")
+        return table
+
+    def _entry(self, name: str, i: int) -> bytes:
+        """The `i`th blob of a table: its table entry (unless the table was read) and the blob."""
+        table = self._tables.get(name)
+        if table is not None:
+            entry = table[i]
+        else:
+            at = self.layout[name][0] + 8 * i
+            entry = int.from_bytes(self._read((at, 8)), sys.byteorder)
+        return self._read((entry >> _LENGTH_BITS, entry & _LENGTH_MASK))
+
+    def _entries(self, name: str) -> tuple[memoryview, bytes, int]:
+        """A table, every blob it names in one read, and where that read starts: the blobs of a
+        table are placed one after another, so entry `i` is `data[at - start : ...]`."""
+        table = self._table(name)
+        if not len(table):
+            return table, b"", 0
+        start, last = table[0] >> _LENGTH_BITS, table[len(table) - 1]
+        end = (last >> _LENGTH_BITS) + (last & _LENGTH_MASK)
+        return table, self._read((start, end - start)), start
 
     def candidates(self, prompt: Prompt, groups: Collection[str]) -> set[int]:
         """The numbers of the notes of `groups` holding a recall term the prompt hits."""
@@ -462,23 +481,17 @@ class Index:
         Past `_IDS_READ_WHOLE` ids, the buckets are read in one piece rather
         than one read each (a checkout's promoted notes are looked up at once).
         """
-        table = self._id_table
-        if table is None:
-            table = self._id_table = memoryview(self._read(self.layout["ids"])).cast("Q")
+        table = self._table("ids")
         if not len(table):
             return {}
         wanted = {note_id: id_bucket(note_id, len(table)) for note_id in note_ids}
         missing = {bucket for bucket in wanted.values() if bucket not in self._ids}
         if len(missing) > _IDS_READ_WHOLE:
-            start = table[0] >> _LENGTH_BITS
-            last = table[len(table) - 1]
-            data = self._read((start, (last >> _LENGTH_BITS) + (last & _LENGTH_MASK) - start))
+            _, data, start = self._entries("ids")
             for bucket in missing:
-                at = (table[bucket] >> _LENGTH_BITS) - start
-                self._ids[bucket] = marshal.loads(data[at : at + (table[bucket] & _LENGTH_MASK)])
+                self._ids[bucket] = marshal.loads(_slice(data, start, table[bucket]))
         for bucket in missing - self._ids.keys():
-            entry = table[bucket]
-            self._ids[bucket] = self._blob((entry >> _LENGTH_BITS, entry & _LENGTH_MASK))
+            self._ids[bucket] = marshal.loads(self._entry("ids", bucket))
         found = {}
         for note_id, bucket in wanted.items():
             no = self._ids[bucket].get(note_id)
@@ -487,41 +500,30 @@ class Index:
         return found
 
     def forward(self, no: int) -> Forward:
-        """The note's forward record (the offset table is read whole on the first call)."""
-        table = self._forward_at
-        if table is None:
-            where = self.layout["forward_at"]
-            data = os.pread(self.fd, where[1], self.base + where[0])
-            table = self._forward_at = memoryview(data).cast("Q")
-        entry = table[no]
-        data = os.pread(self.fd, entry & _LENGTH_MASK, self._forward_base + (entry >> _LENGTH_BITS))
-        forward: Forward = marshal.loads(data)
+        """The note's forward record (asked for note after note: the table is read whole)."""
+        self._table("forward")
+        forward: Forward = marshal.loads(self._entry("forward", no))
         return forward
 
     def record(self, no: int) -> Record:
-        entry = os.pread(self.fd, 10, self.base + self.layout["offsets"][0] + 10 * no)
-        at, length = int.from_bytes(entry[:6], "little"), int.from_bytes(entry[6:], "little")
-        record: Record = marshal.loads(os.pread(self.fd, length, self.base + self._records_at + at))
+        record: Record = marshal.loads(self._entry("records", no))
         return record
 
     def records_raw(self) -> list[tuple[Record, bytes, bytes]]:
         """Every record with its stored bytes and its forward record's, in view order."""
-        data = os.pread(self.fd, self.layout["records"][1], self.base + self._records_at)
-        table = os.pread(self.fd, self.layout["offsets"][1], self.base + self.layout["offsets"][0])
-        forwards = os.pread(self.fd, self.layout["forward"][1], self._forward_base)
-        where = self.layout["forward_at"]
-        forward_at = memoryview(os.pread(self.fd, where[1], self.base + where[0])).cast("Q")
+        table, records, start = self._entries("records")
+        forward_table, forwards, forward_start = self._entries("forward")
         out = []
-        for no, i in enumerate(range(0, len(table), 10)):
-            at, length = (
-                int.from_bytes(table[i : i + 6], "little"),
-                int.from_bytes(table[i + 6 : i + 10], "little"),
-            )
-            blob = data[at : at + length]
-            fat = forward_at[no] >> _LENGTH_BITS
-            forward = forwards[fat : fat + (forward_at[no] & _LENGTH_MASK)]
-            out.append((marshal.loads(blob), blob, forward))
+        for entry, forward_entry in zip(table, forward_table, strict=True):
+            blob = _slice(records, start, entry)
+            out.append((marshal.loads(blob), blob, _slice(forwards, forward_start, forward_entry)))
         return out
+
+
+def _slice(data: bytes, start: int, entry: int) -> bytes:
+    """The blob a table entry names, out of a read of the table's blobs that began at `start`."""
+    at = (entry >> _LENGTH_BITS) - start
+    return data[at : at + (entry & _LENGTH_MASK)]
 
 
 def write_index(home: Home, notes: Iterable[Any], checkpoint: tuple[int, int, int, str]) -> None:
