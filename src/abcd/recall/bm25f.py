@@ -120,6 +120,19 @@ class Doc(Value):
             recency,
         )
 
+    def weights(self) -> dict[str, int]:
+        """Each stem's weighted count, as a term's `weighted` in `Corpus` counts it: three for
+        each time in the recall words, two in the title, one in the body."""
+        counts: dict[str, int] = {}
+        for field, weight in (
+            (self.recall, WEIGHT_RECALL),
+            (self.title, WEIGHT_TITLE),
+            (self.body, WEIGHT_BODY),
+        ):
+            for stem in field:
+                counts[stem] = counts.get(stem, 0) + weight
+        return counts
+
 
 class TermScore(Value):
     """One query term's part in one item's score, for `abcd rules --prompt`."""

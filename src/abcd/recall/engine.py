@@ -516,17 +516,7 @@ def _recall(
     else:
         # One pass over the reach's text (in C: translate, split, set difference) stems new words at once.
         warm(words("\n".join(t for item in reach for t in (item.title, item.body))))
-        docs = {
-            item.key: Doc.of(
-                item.key,
-                recall=item.recall,
-                title=item.title,
-                body=item.body,
-                scope_rank=item.scope_rank,
-                recency=item.recency,
-            )
-            for item in reach
-        }
+        docs = {item.key: item.doc() for item in reach}
     groups = [EVERYWHERE, *([root] if root is not None else [])]
     minus: list[IndexForward] = []
     if indexed is not None:
@@ -729,16 +719,8 @@ class _Machine:
 def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:
     """An item's score with its per-term breakdown (the diagnostic's, the tests'), stemmed from
     its text as `Corpus.score` reads it: the same figure its candidate was ranked by."""
-    doc = Doc.of(
-        item.key,
-        recall=item.recall,
-        title=item.title,
-        body=item.body,
-        scope_rank=item.scope_rank,
-        recency=item.recency,
-    )
     corpus.admit({item.key})
-    return corpus.score([doc], prompt.distinct)[0]
+    return corpus.score([item.doc()], prompt.distinct)[0]
 
 
 def _ranked(

@@ -57,8 +57,8 @@ import zlib
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
 from abcd.recall import terms as _terms
-from abcd.recall.constants import WEIGHT_BODY, WEIGHT_RECALL, WEIGHT_TITLE
-from abcd.recall.terms import stems, term_of, words
+from abcd.recall.bm25f import Doc
+from abcd.recall.terms import term_of
 
 # No `array` at import: it loads `collections` (milliseconds on every prompt); a `memoryview` cast
 # reads the same packed integers. Writers import it where they build.
@@ -144,23 +144,16 @@ def rendered_size(record: Record) -> int:
 
 
 def forward_of(record: Record, vocabulary: dict[str, int]) -> Forward:
-    """The note's forward record, its fields stemmed by the term rule (as `Doc.of` reads them);
+    """The note's forward record, its fields stemmed by the term rule (as `Corpus` reads them);
     a stem the vocabulary lacks gets the next term number."""
+    doc = Doc.of(record[0], recall=record[3], title=record[1], body=record[2])
     counts: dict[int, int] = {}
-    length = 0
-    for text, weight in (
-        (" ".join(record[3]), WEIGHT_RECALL),
-        (record[1], WEIGHT_TITLE),
-        (record[2], WEIGHT_BODY),
-    ):
-        field = stems(words(text))
-        length += weight * len(field)
-        for stem in field:
-            number = vocabulary.get(stem)
-            if number is None:
-                number = vocabulary[stem] = len(vocabulary)
-            counts[number] = counts.get(number, 0) + weight
-    return length, tuple(counts), tuple(counts.values())
+    for stem, weight in doc.weights().items():
+        number = vocabulary.get(stem)
+        if number is None:
+            number = vocabulary[stem] = len(vocabulary)
+        counts[number] = weight
+    return doc.length, tuple(counts), tuple(counts.values())
 
 
 def _place(layout: list[bytes], at: list[int], data: bytes) -> tuple[int, int]:

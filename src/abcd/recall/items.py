@@ -25,6 +25,7 @@ from abcd import fastjson
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, CorruptFile, TrustError
+from abcd.recall.bm25f import Doc
 from abcd.repo import PROJECT_MEMORY_REL, PROJECT_PAGES_REL
 from abcd.trust.guarded import Home, open_at, read_repo_file, shown
 
@@ -100,6 +101,17 @@ class Item:
     @property
     def label(self) -> str:
         return LABELS[(self.kind, self.layer)]
+
+    def doc(self) -> Doc:
+        """The item as ranking reads it, through the term rule."""
+        return Doc.of(
+            self.key,
+            recall=self.recall,
+            title=self.title,
+            body=self.body,
+            scope_rank=self.scope_rank,
+            recency=self.recency,
+        )
 
     def signature(self) -> str:
         """A digest of the content and layer (not of the rendered form): the ledger's key."""

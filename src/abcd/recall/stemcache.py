@@ -49,8 +49,6 @@ import sys
 
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
-from abcd.recall.bm25f import Doc
-from abcd.recall.constants import WEIGHT_BODY, WEIGHT_RECALL, WEIGHT_TITLE
 from abcd.recall.index import TERM_RULE_VERSION
 from abcd.recall.terms import term_of
 from abcd.session.files import CACHE_DIR
@@ -77,17 +75,9 @@ Forward = tuple[int, dict[str, int]]
 
 
 def forward_of(item: Item) -> Forward:
-    """The item's forward, through the term rule (as `Doc.of` reads it)."""
-    doc = Doc.of(item.key, recall=item.recall, title=item.title, body=item.body)
-    weights: dict[str, int] = {}
-    for field, weight in (
-        (doc.recall, WEIGHT_RECALL),
-        (doc.title, WEIGHT_TITLE),
-        (doc.body, WEIGHT_BODY),
-    ):
-        for stem in field:
-            weights[stem] = weights.get(stem, 0) + weight
-    return doc.length, weights
+    """The item's forward, through the term rule (as `Corpus` reads it)."""
+    doc = item.doc()
+    return doc.length, doc.weights()
 
 
 StatKey = tuple[int, int, int, int, int]
