@@ -33,21 +33,6 @@ KIB = 1024
 SRC = Path(__file__).resolve().parent.parent / "src"
 HOOK_BASE = "json, hashlib, Stemmer"
 MEASURED = ("abcd.recall.terms", "abcd.recall.bm25f", "abcd.rules")
-# What the prompt hook must not load (tests/recall/test_lean_imports.py holds the same list).
-FORBIDDEN = (
-    "msgspec",
-    "typing",
-    "dataclasses",
-    "pathlib",
-    "typer",
-    "click",
-    "rich",
-    "secrets",
-    "subprocess",
-    "contextlib",
-    "datetime",
-    "inspect",
-)
 
 
 def _text(rng: random.Random, vocabulary: list[str], size: int) -> str:
@@ -101,7 +86,9 @@ def _forbidden_loaded() -> list[str]:
     code = f"import {', '.join(MEASURED)}; print(' '.join(sorted(sys.modules)))"
     run = subprocess.run(_python_c(code), check=True, capture_output=True, text=True)
     loaded = run.stdout.split()
-    return sorted({name.partition(".")[0] for name in loaded} & set(FORBIDDEN))
+    from abcd.host.hook import NEVER_LOADED
+
+    return sorted({name.partition(".")[0] for name in loaded} & set(NEVER_LOADED))
 
 
 def main() -> None:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from abcd.host.hook import NEVER_LOADED
+
 SRC = Path(__file__).resolve().parents[2] / "src"
 MODULES = (
     "abcd.recall.terms",
@@ -29,28 +31,7 @@ MODULES = (
     "abcd.session.fill",
     "abcd.session.brackets",
 )
-FORBIDDEN = frozenset(
-    {
-        "msgspec",
-        "typing",
-        "dataclasses",
-        "pathlib",
-        "typer",
-        "click",
-        "rich",
-        "secrets",
-        "subprocess",
-        "contextlib",
-        "datetime",
-        "inspect",
-        # `array` loads `collections` (with `operator`, `reprlib`, `keyword`): ~3 ms a prompt.
-        "array",
-        "collections",
-        "json",
-        "hashlib",
-        "enum",
-    }
-)
+FORBIDDEN = frozenset(NEVER_LOADED)
 
 
 def run(code: str) -> str:

@@ -40,6 +40,28 @@ if TYPE_CHECKING:
     from abcd.recall.engine import Outcome
     from abcd.session.events import SessionEvent, SessionRecord
 
+# Modules this path never loads (the lean-imports test holds it to that; tools/bench_terms.py
+# reports any that recall's core pulls in): the CLI framework, and modules that each cost a
+# prompt milliseconds (`array` brings `collections`, `json` its pure-Python modules and `re`).
+NEVER_LOADED = (
+    "msgspec",
+    "typing",
+    "dataclasses",
+    "pathlib",
+    "typer",
+    "click",
+    "rich",
+    "secrets",
+    "subprocess",
+    "contextlib",
+    "datetime",
+    "inspect",
+    "array",
+    "collections",
+    "json",
+    "hashlib",
+    "enum",
+)
 # The payload carries the prompt; a prompt past the scan bound is cut, so the payload is bounded
 # with room for the host's other fields.
 PAYLOAD_MAX_BYTES = 16 * 1024 * 1024
