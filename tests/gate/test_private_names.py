@@ -31,6 +31,28 @@ def git(cwd: Path, *args: str) -> str:
     return out.stdout.strip()
 
 
+def primary_and_linked(tmp_path: Path) -> tuple[Path, Path]:
+    """A checkout with one commit, and a worktree linked to it."""
+    primary = tmp_path / "primary"
+    primary.mkdir()
+    git(primary, "init", "-q", "-b", "main")
+    git(
+        primary,
+        "-c",
+        "user.name=T",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "first",
+    )
+    linked = tmp_path / "linked"
+    git(primary, "worktree", "add", "-q", str(linked), "-b", "side")
+    return primary, linked
+
+
 def test_names_are_one_a_line_with_comments_and_blank_lines_skipped(tmp_path: Path) -> None:
     path = write_list(
         tmp_path, "# clients\nZorblax Industries\n\n   \n  Quennell  \n#Hidden\nquennell\n"
@@ -123,23 +145,7 @@ def test_the_refusal_names_the_file_in_home_relative_form(
 def test_a_linked_worktree_is_judged_against_its_own_list_and_the_primary_checkouts(
     tmp_path: Path,
 ) -> None:
-    primary = tmp_path / "primary"
-    primary.mkdir()
-    git(primary, "init", "-q", "-b", "main")
-    git(
-        primary,
-        "-c",
-        "user.name=T",
-        "-c",
-        "user.email=t@example.com",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "first",
-    )
-    linked = tmp_path / "linked"
-    git(primary, "worktree", "add", "-q", str(linked), "-b", "side")
+    primary, linked = primary_and_linked(tmp_path)
     write_list(primary, "Quennell\n")
     write_list(linked, "Zorblax\n")
 
@@ -162,23 +168,7 @@ def test_a_linked_worktree_is_judged_against_its_own_list_and_the_primary_checko
 
 
 def test_an_unreadable_primary_list_refuses_in_a_linked_worktree(tmp_path: Path) -> None:
-    primary = tmp_path / "primary"
-    primary.mkdir()
-    git(primary, "init", "-q", "-b", "main")
-    git(
-        primary,
-        "-c",
-        "user.name=T",
-        "-c",
-        "user.email=t@example.com",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "first",
-    )
-    linked = tmp_path / "linked"
-    git(primary, "worktree", "add", "-q", str(linked), "-b", "side")
+    primary, linked = primary_and_linked(tmp_path)
     write_list(primary, b"\xff\xfe")
     repo = find_repo(linked)
     assert repo is not None

@@ -13,6 +13,7 @@ from abcd.journal import store
 from abcd.journal.events import Event, NoteAdded, NoteRemoved
 from abcd.recall.engine import Outcome, recall
 from abcd.recall.index import INDEX_FILE, project_index
+from abcd.recall.stemcache import StemCache
 from abcd.repo import find_repo
 from abcd.session.brackets import bracket_for
 from abcd.session.fill import Fill
@@ -44,25 +45,36 @@ def _scores(outcome: Outcome) -> list[tuple[str, float]]:
     return [(c.item.key, c.score) for c in outcome.candidates]
 
 
+class _Recaller:
+    """Recall in `repo` against the test's home, as the hook does (with `stems`) or the diagnostic
+    does (`use_index=False`), and stem caches for it."""
+
+    def __init__(self, home: Home, repo: Path) -> None:
+        found = find_repo(repo)
+        assert found is not None
+        self.home, self.found = home, found
+        self.bracket = bracket_for(Fill(10.0, "statusline"))
+
+    def cache(self) -> StemCache:
+        return StemCache(self.home, self.found.top)
+
+    def __call__(self, prompt: str, **how: Any) -> Outcome:
+        return recall(prompt, home=self.home, repo=self.found, bracket=self.bracket, **how)
+
+
 def _both(repo: Path, prompt: str) -> tuple[Outcome, Outcome]:
     """The hook's recall (through the index and the stem cache, filled then read back) and the
     diagnostic's (folding the view, stemming every item): the first checked against itself."""
-    from abcd.recall.stemcache import StemCache
-
     home = Home.open()
     assert home is not None
     with home:
-        found = find_repo(repo)
-        assert found is not None
-        bracket = bracket_for(Fill(10.0, "statusline"))
-        plain = recall(prompt, home=home, repo=found, bracket=bracket)
-        filling = StemCache(home, found.top)
-        first = recall(prompt, home=home, repo=found, bracket=bracket, stems=filling)
+        run = _Recaller(home, repo)
+        plain = run(prompt)
+        filling = run.cache()
+        first = run(prompt, stems=filling)
         filling.save()
-        fast = recall(
-            prompt, home=home, repo=found, bracket=bracket, stems=StemCache(home, found.top)
-        )
-        slow = recall(prompt, home=home, repo=found, bracket=bracket, use_index=False)
+        fast = run(prompt, stems=run.cache())
+        slow = run(prompt, use_index=False)
         assert _scores(plain) == _scores(first) == _scores(fast)
     return fast, slow
 
@@ -163,7 +175,7 @@ def test_a_session_start_rebuilds_an_index_it_cannot_use(repo: Path, abcd_home: 
 def test_the_stem_cache_changes_no_score_and_is_rewritten_only_when_something_is_new(
     repo: Path, abcd_home: Path
 ) -> None:
-    from abcd.recall.stemcache import StemCache, cache_rel
+    from abcd.recall.stemcache import cache_rel
 
     store.append(
         lambda _v: [
@@ -200,17 +212,15 @@ def test_the_stem_cache_changes_no_score_and_is_rewritten_only_when_something_is
     home = Home.open()
     assert home is not None
     with home:
-        found = find_repo(repo)
-        assert found is not None
-        bracket = bracket_for(Fill(10.0, "statusline"))
-        plain = recall("deploy the release", home=home, repo=found, bracket=bracket)
-        first = StemCache(home, found.top)
-        cached = recall("deploy the release", home=home, repo=found, bracket=bracket, stems=first)
+        run = _Recaller(home, repo)
+        plain = run("deploy the release")
+        first = run.cache()
+        cached = run("deploy the release", stems=first)
         first.save()
-        path = abcd_home / cache_rel(found.top)
+        path = abcd_home / cache_rel(run.found.top)
         written = path.stat().st_mtime_ns
-        second = StemCache(home, found.top)
-        again = recall("deploy the release", home=home, repo=found, bracket=bracket, stems=second)
+        second = run.cache()
+        again = run("deploy the release", stems=second)
         second.save()
     assert _scores(plain) == _scores(cached) == _scores(again)
     assert first.added == 6 and second.added == 0  # five items stemmed, the reach summed once

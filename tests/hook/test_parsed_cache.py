@@ -25,6 +25,16 @@ def _age(path: Path) -> None:
     os.utime(path, ns=(old, old))
 
 
+def _rewrite_keeping_stat(path: Path, old: str, new: str) -> os.stat_result:
+    """Replace `old` by `new` (as long) and put the modification time back: within one timestamp
+    tick a file system may leave the stat just so. The change time still moves. Returns the stat
+    from before."""
+    before = path.stat()
+    path.write_text(path.read_text().replace(old, new))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    return before
+
+
 def _opened_by_a_prompt(
     repo: Path, session: str, transcript_path: str
 ) -> tuple[set[str], dict[str, Any]]:
@@ -71,9 +81,7 @@ def test_an_unchanged_page_is_not_read_again_and_a_changed_one_always_is(
     assert keys(env) == ["page:ref_auth_tokens.md"] and "Tokens rotate hourly." in env["text"]
     assert path.name not in opened  # it came from the cache
     # Same size, same modification time, new words: the change time differs, so it is read again.
-    stat = path.stat()
-    path.write_text(path.read_text().replace("hourly", "weekly"))
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    stat = _rewrite_keeping_stat(path, "hourly", "weekly")
     assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
     host.start("s3")
     env = host.prompt("auth", "s3", transcript_path=full)
@@ -88,10 +96,7 @@ def test_a_page_written_just_now_is_not_kept_so_a_quick_second_write_is_seen(
     path = page(pages, "ref_auth_tokens.md", ["auth"], "Sign-in tokens", "Tokens rotate hourly.")
     host.start("s1")
     assert "hourly" in host.prompt("auth", "s1", transcript_path=full)["text"]
-    stat = path.stat()
-    path.write_text(path.read_text().replace("hourly", "weekly"))
-    # Within one timestamp tick the stat may not change at all: model that worst case.
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    _rewrite_keeping_stat(path, "hourly", "weekly")
     host.start("s2")
     assert "weekly" in host.prompt("auth", "s2", transcript_path=full)["text"]
 
