@@ -58,6 +58,7 @@ class Item:
     """One note or page. `key` is the note id or `page:<file name>`."""
 
     __slots__ = (
+        "_signature",
         "body",
         "key",
         "kind",
@@ -97,6 +98,7 @@ class Item:
         # Set when the item came from a file the cache matched by stat: it keys the item's stems
         # there as well as its signature would, without hashing its text.
         self.stem_key = stem_key
+        self._signature: str | None = None
 
     @property
     def label(self) -> str:
@@ -114,9 +116,16 @@ class Item:
         )
 
     def signature(self) -> str:
-        """A digest of the content and layer (not of the rendered form): the ledger's key."""
-        text = "\x1f".join((self.kind, self.layer, self.title, self.body, "\x1e".join(self.recall)))
-        return sha256_hex(text.encode("utf-8"))[:32]
+        """A digest of the content and layer (not of the rendered form): the ledger's key.
+
+        Worked out once: the take, the stem cache and the hook's record all ask for it.
+        """
+        if self._signature is None:
+            text = "\x1f".join(
+                (self.kind, self.layer, self.title, self.body, "\x1e".join(self.recall))
+            )
+            self._signature = sha256_hex(text.encode("utf-8"))[:32]
+        return self._signature
 
     def __repr__(self) -> str:
         return f"Item({self.key!r}, {self.layer!r})"
