@@ -35,7 +35,7 @@ from abcd.recall.items import (
     read_project_notes,
     read_workspace_pages,
 )
-from abcd.recall.machine import IndexedNotes, read_machine_notes
+from abcd.recall.machine import IndexedNotes, machine_note, read_machine_notes
 from abcd.recall.terms import Prompt, Term, scan, term_of, warm, words
 from abcd.rules import load as load_rules
 from abcd.rules import match as match_rules
@@ -695,16 +695,7 @@ class _Machine:
 
     def item(self, no: int) -> tuple[Item, tuple[str, ...]]:
         record = self.record(no)
-        item = Item(
-            kind="note",
-            layer="machine",
-            name=record[0],
-            title=record[1],
-            body=record[2],
-            recall=record[3],
-            root=record[4],
-            recency=record[5],
-        )
+        item = machine_note(*record[:6])
         hits = tuple(
             word
             for word, term in zip(record[3], record[6], strict=True)

@@ -28,16 +28,30 @@ if TYPE_CHECKING:
 VIEW_FILE = "memory.json"
 
 
-def _note_item(note: dict[str, Any]) -> Item:
+def machine_note(
+    note_id: str, title: str, body: str, recall: tuple[str, ...], root: str | None, written_at: str
+) -> Item:
+    """A personal note as an item, whether read from the view or from the index's record."""
     return Item(
         kind="note",
         layer="machine",
-        name=note["id"],
-        title=note["title"],
-        body=note["body"],
-        recall=tuple(note["recall"]),
-        root=note.get("root"),
-        recency=note.get("written_at") or "",
+        name=note_id,
+        title=title,
+        body=body,
+        recall=recall,
+        root=root,
+        recency=written_at,
+    )
+
+
+def _note_item(note: dict[str, Any]) -> Item:
+    return machine_note(
+        note["id"],
+        note["title"],
+        note["body"],
+        tuple(note["recall"]),
+        note.get("root"),
+        note.get("written_at") or "",
     )
 
 
