@@ -430,7 +430,7 @@ class Index:
         wanted: dict[str, list[str]] = {}
         for term in terms:
             wanted.setdefault(bucket_of(term), []).append(term)
-        out: dict[str, int] = {}
+        out: dict[str, Any] = {}
         table = self.layout[section]
         for bucket, terms_here in wanted.items():
             where = table.get(key(bucket))
@@ -453,13 +453,12 @@ class Index:
     def postings(self, where: Term) -> Any:
         """A term's weighted counts by note number: a 16-bit `memoryview` when dense, else a dict."""
         _, at, length, dense = where
-        data = os.pread(self.fd, length, self.base + at)
+        data = self._read((at, length))
         return memoryview(data).cast("H") if dense else marshal.loads(data)
 
     def lengths(self) -> memoryview:
         """Every note's weighted length, by note number."""
-        where = self.layout["lengths"]
-        return memoryview(os.pread(self.fd, where[1], self.base + where[0])).cast("I")
+        return memoryview(self._read(self.layout["lengths"])).cast("I")
 
     def vocabulary(self) -> dict[str, int]:
         """Every stem's term number, held or not (for a writer extending it)."""
