@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import timed
+
 PY = sys.executable
 
 REALISTIC = (
@@ -142,22 +144,16 @@ _CACHE_DIR = tempfile.mkdtemp(prefix="bench-gate-pycache-")
 atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
 
 
-def _wall(code: str, env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run([PY, "-c", code], check=True, capture_output=True, env=env)
-    return time.perf_counter() - start
-
-
 def bench_import(runs: int = 30) -> None:
     imports = ("abcd.errors", "abcd.gate")
     for cached in (True, False):
         env = bytecode_env(cached=cached)
-        _wall("import abcd.gate, abcd.errors", env)  # fill the bytecode cache
+        timed([PY, "-c", "import abcd.gate, abcd.errors"], env=env)  # fill the bytecode cache
         times: dict[str, list[float]] = {m: [] for m in imports}
         # Interleave so drift on a shared machine hits each alike.
         for _ in range(runs):
             for module in imports:
-                times[module].append(_wall(f"import {module}", env))
+                times[module].append(timed([PY, "-c", f"import {module}"], env=env))
         how = (
             "with a bytecode cache"
             if cached

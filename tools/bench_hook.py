@@ -27,9 +27,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
+
+from benchlib import one_commit_repo, timed
 
 PY = sys.executable
 ABCD = str(Path(PY).parent / "abcd")
@@ -142,24 +143,7 @@ def build(root: Path, notes: int) -> tuple[Path, Path]:
     rng = random.Random(7)
     home, repo = root / "home", root / "project"
     repo.mkdir()
-    env = dict(
-        os.environ,
-        GIT_AUTHOR_NAME="b",
-        GIT_AUTHOR_EMAIL="b@example.com",
-        GIT_COMMITTER_NAME="b",
-        GIT_COMMITTER_EMAIL="b@example.com",
-    )
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
-    subprocess.run(
-        ["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=repo, check=True, env=env
-    )
-    root_commit = subprocess.run(
-        ["git", "rev-list", "--max-parents=0", "HEAD"],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    root_commit = one_commit_repo(repo)
     os.environ["ABCD_HOME"] = str(home)
     from abcd.journal import store
     from abcd.journal.events import NoteAdded
@@ -210,12 +194,6 @@ def build(root: Path, notes: int) -> tuple[Path, Path]:
     }
     (abcd / "rules.json").write_text(json.dumps({"schema_version": 1, "domains": domains}))
     return home, repo
-
-
-def timed(cmd: list[str], stdin: str, env: dict[str, str], cwd: Path) -> float:
-    start = time.perf_counter()
-    subprocess.run(cmd, input=stdin, text=True, env=env, cwd=cwd, capture_output=True, check=True)
-    return time.perf_counter() - start
 
 
 def main() -> int:
@@ -282,8 +260,8 @@ def main() -> int:
                 cwd=repo,
                 check=True,
             )
-            b = timed([PY, "-I", "-c", "pass"], "", env, repo)
-            o = timed([ABCD, "hook", "prompt-router"], payload, env, repo)
+            b = timed([PY, "-I", "-c", "pass"], env=env, cwd=repo)
+            o = timed([ABCD, "hook", "prompt-router"], stdin=payload, env=env, cwd=repo)
             if run >= 3:  # the first runs warm the page cache
                 base.append(b)
                 ours.append(o)

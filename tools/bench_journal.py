@@ -21,32 +21,18 @@ import textwrap
 import time
 from pathlib import Path
 
+from benchlib import one_commit_repo, timed
+
 HERE = Path(__file__).resolve().parent
 PY = sys.executable
 BY = "Claude:claude-opus-4-8"
-
-
-def _timed(cmd: list[str], *, stdin: str = "", env: dict[str, str], cwd: Path) -> float:
-    start = time.perf_counter()
-    subprocess.run(cmd, input=stdin, text=True, env=env, cwd=cwd, check=True, capture_output=True)
-    return time.perf_counter() - start
 
 
 def bench_add(runs: int = 30) -> None:
     scratch = Path(tempfile.mkdtemp())
     project = scratch / "project"
     project.mkdir()
-    git_env = dict(
-        os.environ,
-        GIT_AUTHOR_NAME="b",
-        GIT_AUTHOR_EMAIL="b@example.com",
-        GIT_COMMITTER_NAME="b",
-        GIT_COMMITTER_EMAIL="b@example.com",
-    )
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    subprocess.run(
-        ["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=project, check=True, env=git_env
-    )
+    one_commit_repo(project)
     minimal = scratch / "minimal_typer.py"
     minimal.write_text(
         textwrap.dedent("""
@@ -76,12 +62,12 @@ def bench_add(runs: int = 30) -> None:
     ]
     body = "Run go test -race ./... before saying the tests pass. " * 20
     for _ in range(3):  # warm the page cache
-        _timed([PY, str(minimal)], env=env, cwd=project)
-        _timed(abcd, stdin=body, env=env, cwd=project)
+        timed([PY, str(minimal)], env=env, cwd=project)
+        timed(abcd, stdin=body, env=env, cwd=project)
     base, ours = [], []
     for _ in range(runs):
-        base.append(_timed([PY, str(minimal)], env=env, cwd=project))
-        ours.append(_timed(abcd, stdin=body, env=env, cwd=project))
+        base.append(timed([PY, str(minimal)], env=env, cwd=project))
+        ours.append(timed(abcd, stdin=body, env=env, cwd=project))
     mb, mo = statistics.median(base), statistics.median(ours)
     print(
         f"add: minimal typer command median {mb * 1000:.1f} ms; "

@@ -1,0 +1,42 @@
+"""What the benchmarks in `tools/` share: a timed subprocess and a repository to run in.
+
+Imported by the scripts beside it (they run with `tools/` first on `sys.path`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+
+def timed(
+    cmd: list[str], *, stdin: str = "", env: dict[str, str] | None = None, cwd: Path | None = None
+) -> float:
+    """Wall seconds of one run of `cmd` (output captured, a failure raised)."""
+    start = time.perf_counter()
+    subprocess.run(cmd, input=stdin, text=True, env=env, cwd=cwd, capture_output=True, check=True)
+    return time.perf_counter() - start
+
+
+def one_commit_repo(top: Path) -> str:
+    """Make `top` a git repository with one empty commit; its root commit's id."""
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="b",
+        GIT_AUTHOR_EMAIL="b@example.com",
+        GIT_COMMITTER_NAME="b",
+        GIT_COMMITTER_EMAIL="b@example.com",
+    )
+    subprocess.run(["git", "init", "-q"], cwd=top, check=True)
+    subprocess.run(
+        ["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=top, check=True, env=env
+    )
+    return subprocess.run(
+        ["git", "rev-list", "--max-parents=0", "HEAD"],
+        cwd=top,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
