@@ -804,35 +804,43 @@ def _take_memory(
     parts: list[str] = []
     taken = outcome._candidates
 
-    def passed_over(cand: Candidate) -> Candidate:
-        """The form of a candidate the take did not take: already sent, too large or does not fit."""
+    def set_aside(cand: Candidate) -> tuple[bool, str]:
+        """Whether the candidate is set aside, its form saying why (already sent, or larger than
+        the whole budget in the full phase), and its full block when the full phase rendered it."""
         item = cand.item
         if ledger is not None and ledger.sent(item.key, item.signature()):
             cand.form = "already sent"
-        elif full_phase and _size(render_full(item)) > budget - heading:
-            cand.form = "too large"  # larger than the whole budget: set aside and named
+            return True, ""
+        if not full_phase:
+            return False, ""
+        text = render_full(item)
+        if _size(text) > budget - heading:
+            cand.form = "too large"  # wherever it ranks: set aside and named
+            return True, text
+        return False, text
+
+    def passed_over(cand: Candidate) -> Candidate:
+        """A candidate below where the take stopped: already sent, too large or does not fit."""
+        set_aside(cand)
         return cand
 
+    stopped = False
     for cand in ranked:
         taken.append(cand)
-        item = cand.item
-        if ledger is not None and ledger.sent(item.key, item.signature()):
-            cand.form = "already sent"
+        aside, text = set_aside(cand)
+        if aside:
             continue
         if full_phase:
-            text = render_full(item)
             size = _size(text)
-            if size > budget - heading:
-                cand.form = "too large"  # wherever it ranks
-                continue
             if size <= full_left and size <= left:
                 cand.form, full_left, left = "full", full_left - size, left - size
                 parts.append(text)
                 continue
             if policy.line_budget_bytes == 0:
-                break  # the first that does not fit stops the take
+                stopped = True  # the first that does not fit stops the take
+                break
             full_phase = False  # moderate: the rest go as one line each
-        text = render_line(item)
+        text = render_line(cand.item)
         size = _size(text)
         first = not parts
         if (size <= lines_left and size <= left) or (
@@ -841,15 +849,11 @@ def _take_memory(
             cand.form, lines_left, left = "line", lines_left - size, left - size
             parts.append(text)
         else:
+            stopped = True
             break
-    else:
-        return _done(outcome, parts)
-    outcome._rest = (passed_over(cand) for cand in ranked)
-    # A rendered block is at most 4 bytes a character, with its fence, head and label in 256 more.
-    outcome._rest_may_be_too_large = full_phase and 8 * largest + 256 > budget - heading
-    _done(outcome, parts)
-
-
-def _done(outcome: Outcome, parts: list[str]) -> None:
+    if stopped:
+        outcome._rest = (passed_over(cand) for cand in ranked)
+        # A rendered block is at most 4 bytes a character, its fence, head and label 256 more.
+        outcome._rest_may_be_too_large = full_phase and 8 * largest + 256 > budget - heading
     if parts:
         outcome.memory_text = "\n".join([MEMORY_HEADING, *parts])
