@@ -448,16 +448,20 @@ def _recall(
 
     used = _take_rules(match_rules(rules, prompt), bracket, ledger, outcome)
 
+    # idf counts every item in reach, tied notes of this repository included whether or not one
+    # hit, so the root is needed whenever tied notes exist (in the index or among the items); the
+    # session start records it, so the hook asks git only when the session did not
+    # (docs/decisions.md). It is asked once, here.
+    has_tied = indexed is not None and any(g != EVERYWHERE for g in indexed.index.groups)
+    tied_items = any(i.root is not None and i.recall for i in items)
+    root = _root(repo, ledger, outcome) if has_tied or tied_items else None
+
     # Machine notes through the index: the notes holding a recall term the prompt hits.
     narrow_ids = {i.key for i in items if i.kind == "note" and i.layer != "machine"}
     numbers: list[int] = []
-    has_tied = False
     if indexed is not None:
         # Only the groups that can come back here: a note tied to another repository is never read.
-        has_tied = any(g != EVERYWHERE for g in indexed.index.groups)
-        tied_groups = has_tied or any(i.root is not None for i in indexed.extra.values())
-        known_root = _root(repo, ledger, outcome) if tied_groups else None
-        found = indexed.index.candidates(prompt, {EVERYWHERE, known_root or EVERYWHERE})
+        found = indexed.index.candidates(prompt, {EVERYWHERE, root or EVERYWHERE})
         # A note removed since the index, shadowed by a newer copy in the journal's tail, or
         # suppressed by a project note of the same id is not a candidate.
         set_aside = indexed.gone | narrow_ids | set(indexed.extra)
@@ -486,10 +490,6 @@ def _recall(
             hitting.append((item, hits))
         else:
             outcome.withheld.append((item, "no word hit"))
-    # idf counts every item in reach, tied notes of this repository included whether or not one
-    # hit, so the root is needed whenever tied notes exist; the session start records it, so the
-    # hook asks git only when the session did not (docs/decisions.md).
-    root = _root(repo, ledger, outcome) if tied or has_tied else None
     for item, hits in tied:
         if root is not None and item.root == root:
             reach.append(item)
