@@ -47,15 +47,19 @@ class CorruptFile(AbcdError):
         super().__init__(f"{shown_path}: {reason}")
 
 
-class JournalBroken(AbcdError):
-    """The journal's hash chain is broken; `seq` is the first bad event."""
+RECOVERY_HINT = "`abcd journal recover` sets the broken tail aside"
 
-    def __init__(self, seq: int, what: str, where: str = "") -> None:
+
+class JournalBroken(AbcdError):
+    """The journal's hash chain is broken; `seq` is the first event it no longer vouches for."""
+
+    def __init__(self, seq: int, what: str, where: str = "", *, hint: str = "") -> None:
         self.seq = seq
         self.what = what
         self.where = where
         at = f" ({where})" if where else ""
-        super().__init__(f"journal broken at seq {seq}: {what}{at}")
+        tail = f"; {hint}" if hint else ""
+        super().__init__(f"journal broken at seq {seq}: {what}{at}{tail}")
 
 
 class StorageError(AbcdError):

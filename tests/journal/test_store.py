@@ -63,25 +63,38 @@ def test_a_reader_folds_lines_past_the_checkpoint_without_writing(abcd_home: Pat
     assert (abcd_home / "memory.json").read_bytes() == stored
 
 
-def test_a_view_whose_checkpoint_is_not_in_the_journal_is_refolded_not_believed(
-    abcd_home: Path,
-) -> None:
+def test_a_view_edited_by_hand_is_refolded_not_believed(abcd_home: Path) -> None:
     append_adds(2)
     data = json.loads((abcd_home / "memory.json").read_bytes())
     data["notes"][0]["title"] = "forged"
     data["journal"]["head"] = "f" * 64
     (abcd_home / "memory.json").write_text(json.dumps(data))
     loaded = current(abcd_home)
-    assert loaded.refolded and "checkpoint" in loaded.refolded
+    assert loaded.refolded and "changed outside abcd" in loaded.refolded
     assert [n.title for n in loaded.view.notes] == ["lesson 0", "lesson 1"]
 
 
-def test_a_view_ahead_of_the_journal_is_refolded(abcd_home: Path) -> None:
+def test_a_note_spliced_into_the_view_with_its_checkpoint_kept_is_not_believed(
+    abcd_home: Path,
+) -> None:
+    append_adds(2)
+    raw = (abcd_home / "memory.json").read_bytes()
+    forged = raw.replace(b'"title":"lesson 0"', b'"title":"forged 0"')
+    assert forged != raw and len(forged) == len(raw)
+    (abcd_home / "memory.json").write_bytes(forged)
+    loaded = current(abcd_home)
+    assert [n.title for n in loaded.view.notes] == ["lesson 0", "lesson 1"]
+
+
+def test_a_journal_cut_back_under_the_view_is_a_break_not_a_refold(abcd_home: Path) -> None:
     append_adds(3)
     lines = segment(abcd_home).read_bytes().splitlines(keepends=True)
     segment(abcd_home).write_bytes(b"".join(lines[:2]))
-    loaded = current(abcd_home)
-    assert loaded.view.journal.seq == 2 and len(loaded.view.notes) == 2
+    with pytest.raises(JournalBroken, match="seq 3: truncated"):
+        current(abcd_home)
+    with pytest.raises(JournalBroken, match="seq 3: truncated"):
+        append(added(note_id(9)))  # a writer never chains onto it
+    assert segment(abcd_home).read_bytes() == b"".join(lines[:2])
 
 
 def test_undecodable_view_is_refolded(abcd_home: Path) -> None:
@@ -141,7 +154,7 @@ def test_a_broken_chain_is_refused_when_the_view_must_be_refolded(abcd_home: Pat
     lines[0] = lines[0].replace(b"lesson 0", b"lesson X")
     segment(abcd_home).write_bytes(b"".join(lines))
     (abcd_home / "memory.json").unlink()
-    with pytest.raises(JournalBroken, match="seq 2"):
+    with pytest.raises(JournalBroken, match="seq 1: edited"):  # as verify names it
         current(abcd_home)
 
 

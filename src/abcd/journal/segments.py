@@ -6,6 +6,11 @@ segment relative to it. Readers take complete lines only: a last line without
 its newline (a torn tail left by a crash) is ignored here and cut away by the
 next writer under the lock (`abcd.journal.store`). A torn line anywhere but
 at the very end of the journal is damage, reported by `verify`.
+
+A batch of several events (an import) is written with an intent beside it,
+`journal/.pending`: where the batch starts and where it must end. Until the
+writer removes it, readers stop where the batch starts, so a batch lands
+whole or, if its writer dies, not at all: the next writer cuts it away.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ if TYPE_CHECKING:
 
 JOURNAL_DIR = "journal"
 LOCK_NAME = ".lock"
+PENDING_NAME = ".pending"
 # A segment rolls at SEGMENT_MAX_BYTES, but one batch (an import) lands whole
 # in one segment, so a segment may exceed the roll size by one batch.
 SEGMENT_READ_MAX = SEGMENT_MAX_BYTES + IMPORT_MAX_BYTES
@@ -66,6 +72,35 @@ class Segments:
     def __init__(self, home: Home, *, create: bool = False) -> None:
         self.home = home
         self.dfd = home.open_dir(JOURNAL_DIR, create=create)
+        # Where a batch still being written (or whose writer died) starts: readers stop there.
+        self.stop: tuple[int, int] | None = None
+        pending = self.pending()
+        if pending is not None:
+            self.stop = (pending[0], pending[1])
+
+    def pending(self) -> tuple[int, int, int, str] | None:
+        """The intent of a batch not yet complete: (segment, start, end, hash of its last line)."""
+        if self.dfd is None:
+            return None
+        try:
+            fd = os.open(PENDING_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.dfd)
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            raise TrustError(self.home.shown(f"{JOURNAL_DIR}/{PENDING_NAME}"), str(err)) from err
+        try:
+            fields = os.read(fd, 256).split()
+        finally:
+            os.close(fd)
+        try:
+            segment, start, end = (int(f) for f in fields[:3])
+            head = fields[3].decode("ascii")
+            if len(head) != 64:
+                raise ValueError(head)
+            return segment, start, end, head
+        except (ValueError, IndexError, UnicodeDecodeError):
+            # An intent cut short by a crash: its batch never began, so nothing is held back.
+            return None
 
     def __enter__(self) -> Segments:
         return self
@@ -170,9 +205,14 @@ class Segments:
         size of each segment read (a progress bar's `advance`).
         """
         numbers = [n for n in self.numbers() if n >= from_segment]
+        stop = self.stop
+        if stop is not None:
+            numbers = [n for n in numbers if n <= stop[0]]
         for index, number in enumerate(numbers):
             start = from_offset if number == from_segment else 0
             data = self.read(number, start)
+            if stop is not None and number == stop[0]:
+                data = data[: max(0, stop[1] - start)]
             if on_bytes is not None:
                 on_bytes(len(data))
             complete_end = data.rfind(b"\n") + 1

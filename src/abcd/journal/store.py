@@ -1,12 +1,23 @@
 """Reading the journal into a current view, and appending to it under the lock.
 
-Append, in order: take the exclusive lock; cut a torn tail away; bring the
+Append, in order: take the exclusive lock; cut away a torn tail or a batch
+whose writer died; hold the journal to its witnesses (the checkpoints the
+view and the recall index recorded must still be lines of the journal, or
+the writer refuses: it never chains onto an edited or cut journal); bring the
 view up to the journal's end; let the caller plan its events against that
-view (a refusal here writes nothing); append the lines with `O_APPEND` in one
-write and `fsync` (and the folder, for a new segment); write the view
-atomically; release. A reader never takes the lock: it trusts `memory.json`
-only as far as its checkpoint matches the journal, folds any newer lines in
-memory, and re-folds from zero when the checkpoint is wrong.
+view (a refusal here writes nothing); encode the new view and refuse if it
+would pass its readers' bound; append the lines with `O_APPEND` in one write
+and `fsync` (and the folder, for a new segment); write the view atomically;
+release. Once the lines are durable the append has happened: a view or index
+that cannot be written after that is a warning, never a failure (readers
+fold what the view lacks).
+
+A reader never takes the lock: it trusts `memory.json` only as far as its
+checkpoint matches the journal and its digest matches its notes, folds any
+newer lines in memory, and re-folds from zero when the view is merely stale
+or was changed by hand. A checkpoint the journal no longer holds is not
+staleness but a break: every reader and writer names it as `journal verify`
+does (`abcd.journal.chain`).
 """
 
 from __future__ import annotations
@@ -19,7 +30,8 @@ from dataclasses import dataclass
 
 from abcd.clock import now_rfc3339
 from abcd.constants import FILE_MODE, LINE_MAX_BYTES, SEGMENT_MAX_BYTES, VIEW_MAX_BYTES, ZERO_HASH
-from abcd.errors import JournalBroken, StorageError, TrustError
+from abcd.errors import RECOVERY_HINT, AbcdError, JournalBroken, Refused, StorageError, TrustError
+from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.envelope import (
     BadLine,
     Record,
@@ -34,12 +46,21 @@ from abcd.journal.fold import Projection
 from abcd.journal.segments import (
     JOURNAL_DIR,
     LOCK_NAME,
+    PENDING_NAME,
     RawLine,
+    Scan,
     Segments,
     segment_name,
     segment_rel,
 )
-from abcd.journal.view import EMPTY_VIEW, Checkpoint, View, decode_view, encode_view
+from abcd.journal.view import (
+    EMPTY_VIEW,
+    Checkpoint,
+    View,
+    decode_view,
+    digest_matches,
+    encode_view,
+)
 from abcd.trust import Home
 from abcd.trust.guarded import open_at
 
@@ -76,8 +97,92 @@ class Loaded:
     refolded: str | None  # why the view was folded from zero, when it was
 
 
+def read_links(
+    segs: Segments, scan: Scan | None = None, on_bytes: Callable[[int], None] | None = None
+) -> list[Link]:
+    """Every complete line of the journal as a `Link` (seq and prev, or why it does not decode)."""
+    links = []
+    for raw in segs.lines(scan=scan, on_bytes=on_bytes):
+        try:
+            env = decode_envelope(raw.data)
+            links.append(Link(raw.segment, raw.end, raw.data, env.seq, env.prev))
+        except BadLine as err:
+            links.append(Link(raw.segment, raw.end, raw.data, None, "", str(err)))
+    return links
+
+
+def broken(brk: Break) -> JournalBroken:
+    return JournalBroken(brk.seq, brk.what, brk.where, hint=RECOVERY_HINT)
+
+
+def _stored_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
+    """The view's checkpoint as a tuple, when the view decodes (whatever its digest says)."""
+    try:
+        data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
+        if data is None:
+            return None
+        cp = decode_view(data).journal
+    except (TrustError, ValueError):
+        return None
+    return (cp.segment, cp.offset, cp.seq, cp.head)
+
+
+def locate_break(home: Home, segs: Segments) -> JournalBroken:
+    """The break as `journal verify` names it (an error path: it reads the whole journal)."""
+    scan = Scan()
+    links = read_links(segs, scan)
+    found = first_break(links, _stored_checkpoint(home), torn_inside=scan.torn_inside)
+    if found is None:
+        index_cp = _index_checkpoint(home)
+        if index_cp is not None:
+            found = first_break(links, index_cp)
+            if found is not None:
+                found = Break(
+                    found.seq, f"the recall index's checkpoint: {found.what}", "memory.idx"
+                )
+    return broken(found or Break(0, "the journal changed while it was read", JOURNAL_DIR))
+
+
+def _index_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
+    from abcd.recall.index import Index, IndexUnusable
+
+    try:
+        index = Index.open(home)
+    except (IndexUnusable, TrustError, OSError, ValueError, EOFError):
+        return None
+    try:
+        return tuple(index.checkpoint)  # type: ignore[return-value]
+    finally:
+        index.close()
+
+
+def hold_to_witnesses(home: Home, segs: Segments) -> None:
+    """Refuse a journal that no longer holds the checkpoint the recall index recorded.
+
+    Each writer records where it folded to, in the view and in the index; a
+    checkpoint whose line is gone or hashes otherwise means the journal was
+    edited or cut after it was written. A writer that chained onto it would
+    make `verify` clean again and launder the edit, so it names the break
+    instead (`JournalBroken`). The view's checkpoint is held by
+    `_trusted_base`, which every writer reads anyway; this is the second
+    witness, for a view deleted or replaced along with the edit.
+    """
+    cp = _index_checkpoint(home)
+    if cp is None or not cp[2]:
+        return
+    line = segs.line_ending_at(cp[0], cp[1])
+    if line is None or line_hash(line) != cp[3]:
+        raise locate_break(home, segs)
+
+
 def _trusted_base(home: Home, segs: Segments) -> tuple[View, str, str | None]:
-    """The stored view if its checkpoint matches the journal, else the empty view and why."""
+    """The stored view if it holds and matches the journal, else the empty view and why.
+
+    A view that is absent, does not decode, lacks its digest or was changed by
+    hand is a stale cache: the empty view is returned and the caller folds
+    from zero. A view as abcd wrote it whose checkpoint the journal no longer
+    holds means the journal changed under it: a break (raised).
+    """
     data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
     if data is None:
         return EMPTY_VIEW, "", "memory.json is absent"
@@ -89,20 +194,19 @@ def _trusted_base(home: Home, segs: Segments) -> tuple[View, str, str | None]:
     if cp.seq == 0:
         return (
             (view, "", None)
-            if cp == Checkpoint() and not view.notes
-            else (
-                EMPTY_VIEW,
-                "",
-                "memory.json has notes but no checkpoint",
-            )
+            if not view.notes and not view.removed
+            else (EMPTY_VIEW, "", "memory.json has notes but no checkpoint")
         )
+    if not digest_matches(data):
+        # The view itself was changed (or predates digests): a stale cache, not a witness.
+        return EMPTY_VIEW, "", "memory.json was changed outside abcd (its digest does not match)"
     line = segs.line_ending_at(cp.segment, cp.offset)
     if line is None or line_hash(line) != cp.head:
-        return EMPTY_VIEW, "", f"memory.json's checkpoint (seq {cp.seq}) is not in the journal"
+        raise locate_break(home, segs)  # the view is as abcd wrote it: the journal changed
     try:
         at = decode_envelope(line).at
     except BadLine:
-        return EMPTY_VIEW, "", f"memory.json's checkpoint (seq {cp.seq}) is not in the journal"
+        raise locate_break(home, segs) from None
     return view, at, None
 
 
@@ -160,12 +264,7 @@ def _load(home: Home, segs: Segments, on_bytes: Callable[[int], None] | None = N
     try:
         view, new_at, count = fold_from(segs, base, on_bytes=on_bytes)
     except JournalBroken:
-        if base is EMPTY_VIEW:
-            raise
-        # The stored checkpoint matched but what follows does not chain on: trust nothing.
-        why = "the journal after memory.json's checkpoint does not chain on"
-        base, at = EMPTY_VIEW, ""
-        view, new_at, count = fold_from(segs, base, on_bytes=on_bytes)
+        raise locate_break(home, segs) from None  # named as verify names it
     stale = why is not None or count > 0
     if why == "memory.json is absent" and view.journal.seq == 0:
         stale = False  # no journal and no view: nothing to write
@@ -266,7 +365,115 @@ def append_lines(segs: Segments, number: int, data: bytes, offset: int) -> None:
         os.fsync(segs.dfd)
 
 
+def _write_pending(segs: Segments, number: int, offset: int, data: bytes) -> None:
+    """Record, durably, where a batch starts and ends before writing it (readers stop there)."""
+    assert segs.dfd is not None
+    last = data[:-1].rsplit(b"\n", 1)[-1]
+    intent = f"{number} {offset} {offset + len(data)} {line_hash(last)}\n".encode()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = open_at(PENDING_NAME, flags, FILE_MODE, segs.dfd)
+        try:
+            os.write(fd, intent)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.fsync(segs.dfd)
+    except OSError as err:
+        shown = segs.home.shown(f"{JOURNAL_DIR}/{PENDING_NAME}")
+        raise StorageError(f"{shown}: cannot write the batch's intent: {err.strerror}") from err
+    segs.stop = (number, offset)
+
+
+def _clear_pending(segs: Segments) -> None:
+    assert segs.dfd is not None
+    try:
+        os.unlink(PENDING_NAME, dir_fd=segs.dfd)
+    except FileNotFoundError:
+        pass
+    segs.stop = None
+
+
+def repair_pending(segs: Segments) -> bool:
+    """Cut away a batch whose writer died before it was whole; call under the lock only.
+
+    A batch that did land whole (its writer died before removing the intent)
+    is kept: its last line is where the intent says, with the hash it says.
+    """
+    pending = segs.pending()
+    if pending is None:
+        if segs.dfd is not None:
+            _clear_pending(segs)  # an intent cut short: its batch never began
+        return False
+    number, start, end, last = pending
+    opened = segs.open(number, os.O_RDWR)
+    if opened is None:
+        _clear_pending(segs)
+        return False
+    fd, st = opened
+    try:
+        line = segs.line_ending_at(number, end) if st.st_size >= end else None
+        whole = line is not None and line_hash(line) == last
+        if not whole:
+            os.ftruncate(fd, start)
+            os.fsync(fd)
+    except OSError as err:
+        shown = segs.home.shown(segment_rel(number))
+        raise StorageError(f"{shown}: cannot cut away an unfinished batch: {err.strerror}") from err
+    finally:
+        os.close(fd)
+    if not whole and start == 0 and number > 1 and segs.dfd is not None:
+        os.unlink(segment_name(number), dir_fd=segs.dfd)
+    _clear_pending(segs)
+    if segs.dfd is not None:
+        os.fsync(segs.dfd)
+    return not whole
+
+
 Projection_ = Callable[[Home, View], None]
+
+
+def _project(
+    home: Home,
+    view: View,
+    encoded: bytes | None,
+    projections: Sequence[Projection_],
+    warnings: list[str] | None,
+) -> None:
+    """Write the view and the caches derived from it; after a durable append, failures only warn."""
+    try:
+        home.write_atomic(VIEW_FILE, encoded if encoded is not None else encode_view(view))
+    except (AbcdError, OSError) as err:
+        if warnings is None:
+            raise
+        warnings.append(f"memory.json not written ({err}); readers fold the journal instead")
+    for project in projections:
+        try:
+            project(home, view)
+        except (AbcdError, OSError) as err:
+            if warnings is None:
+                raise
+            warnings.append(f"recall index not written ({err}); the hook folds the view instead")
+
+
+def _bounded(view: View) -> bytes:
+    """The view's bytes, refused before anything is written if its readers would refuse them."""
+    encoded = encode_view(view)
+    if len(encoded) > VIEW_MAX_BYTES:
+        raise Refused(
+            "too many notes",
+            message=f"refused: memory.json would be {len(encoded)} bytes with these notes, past "
+            f"the {VIEW_MAX_BYTES} its readers accept ({len(view.notes)} notes); nothing was "
+            "written; remove notes first",
+        )
+    return encoded
+
+
+def _open_for_write(home: Home, segs: Segments) -> None:
+    """Under the lock: cut what a dead writer left, and hold the journal to its witnesses."""
+    repair_pending(segs)
+    repair_torn_tail(segs)
+    hold_to_witnesses(home, segs)
 
 
 def append(
@@ -274,25 +481,26 @@ def append(
     home_path: str | os.PathLike[str] | None = None,
     *,
     projections: Sequence[Projection_] = (),
+    warnings: list[str] | None = None,
 ) -> tuple[View, list[Record]]:
     """Append the events `plan` returns for the current view; return the new view and records.
 
     `plan` runs under the lock, so what it checks (an id is new, a note
     exists) still holds when its events land. If it raises, nothing is written.
     `projections` are further caches derived from the view (the recall index),
-    written after it under the same lock.
+    written after it under the same lock. Once the lines are durable, a view
+    or cache that cannot be written goes into `warnings` (when given) and the
+    append still succeeds.
     """
     home = Home.open(home_path, create=True)
     assert home is not None
     with home, Segments(home, create=True) as segs, journal_lock(segs):
-        repair_torn_tail(segs)
+        _open_for_write(home, segs)
         loaded = _load(home, segs)
         events = plan(loaded.view)
         if not events:
             if loaded.stale:
-                home.write_atomic(VIEW_FILE, encode_view(loaded.view))
-                for project in projections:
-                    project(home, loaded.view)
+                _project(home, loaded.view, None, projections, warnings)
             return loaded.view, []
         cp = loaded.view.journal
         at = max(now_rfc3339(), loaded.last_at)  # the clock, never behind the last event
@@ -309,14 +517,18 @@ def append(
         number, offset = (cp.segment, cp.offset) if cp.segment else (1, 0)
         if offset and offset + len(data) > SEGMENT_MAX_BYTES:
             number, offset = number + 1, 0
-        append_lines(segs, number, data, offset)
         projection = Projection(loaded.view)
         for record in records:
             projection.apply(record)
         view = projection.view(Checkpoint(number, offset + len(data), seq, head))
-        home.write_atomic(VIEW_FILE, encode_view(view))
-        for project in projections:
-            project(home, view)
+        encoded = _bounded(view)
+        batch = len(records) > 1
+        if batch:
+            _write_pending(segs, number, offset, data)
+        append_lines(segs, number, data, offset)
+        if batch:
+            _clear_pending(segs)  # the batch is whole: readers may read it
+        _project(home, view, encoded, projections, warnings)
         return view, records
 
 
@@ -332,7 +544,7 @@ def refresh(
             if probe.dfd is None:
                 return  # no journal: nothing to project
         with Segments(home, create=True) as segs, journal_lock(segs):
-            repair_torn_tail(segs)
+            _open_for_write(home, segs)
             loaded = _load(home, segs)
             if loaded.stale:
                 home.write_atomic(VIEW_FILE, encode_view(loaded.view))
@@ -346,18 +558,26 @@ def rebuild(
     on_bytes: Callable[[int], None] | None = None,
     projections: Sequence[Projection_] = (),
 ) -> tuple[View | None, View]:
-    """Re-project `memory.json` from zero under the lock; return (the old view if readable, the new)."""
+    """Re-project `memory.json` from zero under the lock; return (the old view if readable, the new).
+
+    It refuses a journal its witnesses no longer hold: re-projecting an
+    edited journal would launder the edit (`abcd journal recover` is the way
+    back from a break).
+    """
     home = Home.open(home_path, create=True)
     assert home is not None
     with home, Segments(home, create=True) as segs, journal_lock(segs):
-        repair_torn_tail(segs)
+        _open_for_write(home, segs)
         try:
             data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
             old = decode_view(data) if data is not None else None
         except (TrustError, ValueError):
             old = None  # an untrusted view is replaced, never believed
-        view, _, _ = fold_from(segs, EMPTY_VIEW, on_bytes=on_bytes)
-        home.write_atomic(VIEW_FILE, encode_view(view))
+        try:
+            view, _, _ = fold_from(segs, EMPTY_VIEW, on_bytes=on_bytes)
+        except JournalBroken:
+            raise locate_break(home, segs) from None
+        home.write_atomic(VIEW_FILE, _bounded(view))
         for project in projections:
             project(home, view)
         return old, view

@@ -1,167 +1,160 @@
-"""`abcd journal verify`: walk the whole chain and name the first seq where it breaks.
+"""`abcd journal verify`: walk the whole chain, name the first seq where it breaks, and check
+that the view and the recall index hold exactly what the journal's fold holds.
 
 Why re-derive every hash rather than trust the view: the view is a cache and
 the journal is the record; a line edited, deleted, swapped or cut away shows
 only as a link whose stored `prev` no longer matches the recomputed hash, a
 seq out of its place, or a view whose checkpoint the journal no longer holds.
+The break is named by `abcd.journal.chain.diagnose`, the one rule every
+command and the hook use.
 
-How an edit is told from its neighbours: editing line k's content breaks
-the link k -> k+1 only; editing line k's `prev` breaks k-1 -> k and k -> k+1.
-The last line has no successor, so its edit is caught by the view's
-checkpoint head.
+Why re-fold: a note written into `memory.json` or `memory.idx` by hand
+breaks no link. So verify folds the journal to each cache's checkpoint and
+names every note the cache holds differently (added, changed or dropped).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from abcd.constants import VIEW_MAX_BYTES, ZERO_HASH
+from abcd.constants import VIEW_MAX_BYTES
 from abcd.errors import TrustError
-from abcd.journal.envelope import BadLine, decode_envelope, line_hash
-from abcd.journal.segments import RawLine, Scan, Segments, segment_name
+from abcd.journal.chain import Break, Link, first_break
+from abcd.journal.envelope import BadLine, decode_envelope, decode_typed
+from abcd.journal.fold import Projection
+from abcd.journal.segments import Scan, Segments
 from abcd.journal.store import VIEW_FILE
-from abcd.journal.view import Checkpoint, decode_view
+from abcd.journal.view import EMPTY_VIEW, Checkpoint, View, decode_view, digest_matches
 from abcd.trust import Home
-
-
-@dataclass(frozen=True)
-class Break:
-    seq: int
-    what: str
-    where: str
 
 
 @dataclass
 class Report:
     events: int = 0
     segments: int = 0
+    head: str = ""
     breaks: list[Break] = field(default_factory=list)
+    # Notes a cache (the view, the recall index) holds other than the journal's fold does.
+    differs: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.breaks
+        return not self.breaks and not self.differs
 
 
-@dataclass(frozen=True)
-class _Line:
-    raw: RawLine
-    seq: int | None  # None when the line does not decode
-    prev: str
-    error: str
+def read_links(
+    segs: Segments, scan: Scan | None = None, on_bytes: Callable[[int], None] | None = None
+) -> list[Link]:
+    """Every complete line of the journal as a `Link` (seq and prev, or why it does not decode)."""
+    links = []
+    for raw in segs.lines(scan=scan, on_bytes=on_bytes):
+        try:
+            env = decode_envelope(raw.data)
+            links.append(Link(raw.segment, raw.end, raw.data, env.seq, env.prev))
+        except BadLine as err:
+            links.append(Link(raw.segment, raw.end, raw.data, None, "", str(err)))
+    return links
 
 
-def _diagnose(lines: list[_Line], last_head: str | None) -> Break | None:
-    """The first break in the chain; `last_head` is the view's head when it names the last line."""
-    expected_seq = 1
-    expected_prev = ZERO_HASH
-    for index, line in enumerate(lines):
-        where = f"journal/{segment_name(line.raw.segment)}"
-        if line.seq is None:
-            return Break(expected_seq, f"edited: the line does not decode ({line.error})", where)
-        if line.seq != expected_seq:
-            if any(other.seq == expected_seq for other in lines[index + 1 :]):
-                what = f"reordered: seq {line.seq} stands where {expected_seq} belongs"
-            elif line.seq > expected_seq:
-                gap = (
-                    f"{expected_seq}"
-                    if line.seq == expected_seq + 1
-                    else f"{expected_seq} to {line.seq - 1}"
-                )
-                what = f"missing: seq {gap} deleted"
-            else:
-                what = f"reordered: seq {line.seq} appears again"
-            return Break(expected_seq, what, where)
-        if line.prev != expected_prev:
-            if index == 0:
-                return Break(line.seq, "edited: the first event's prev is not 64 zeros", where)
-            # Editing the line before changed its hash; editing this line's prev changed this
-            # line's hash too, so the link out of it breaks as well.
-            mine = line_hash(line.raw.data)
-            out_ok = (
-                lines[index + 1].prev == mine
-                if index + 1 < len(lines)
-                else last_head in (None, mine)
+def _fold_to(links: list[Link], seq: int) -> View:
+    """The fold of the (intact) journal through `seq`."""
+    projection = Projection(EMPTY_VIEW)
+    for link in links:
+        if link.seq is None or link.seq > seq:
+            break
+        typed = decode_typed(link.data)
+        projection.apply_event(typed.data, typed.at)
+    return projection.view(Checkpoint())
+
+
+def _differences(name: str, held: dict[str, Any], folded: dict[str, Any]) -> list[str]:
+    out = []
+    for note_id in sorted(held.keys() - folded.keys()):
+        out.append(f"{name} holds {note_id}, which the journal never added or has removed")
+    for note_id in sorted(folded.keys() - held.keys()):
+        out.append(f"{name} lacks {note_id}, which the journal holds")
+    for note_id in sorted(k for k in held.keys() & folded.keys() if held[k] != folded[k]):
+        out.append(f"{name} holds {note_id} other than the journal wrote it")
+    return out
+
+
+def _view_fields(view: View) -> dict[str, Any]:
+    return {n.id: n for n in view.notes}
+
+
+def _index_fields(view: View) -> dict[str, Any]:
+    return {n.id: (n.title, n.body, tuple(n.recall), n.root, n.written_at) for n in view.notes}
+
+
+def _compare_index(home: Home, links: list[Link], report: Report) -> None:
+    from abcd.recall.index import Index, IndexUnusable
+
+    try:
+        index = Index.open(home)
+    except (IndexUnusable, TrustError, OSError, ValueError, EOFError) as err:
+        report.notes.append(f"the recall index is not used ({err}); the hook folds the view")
+        return
+    try:
+        cp = index.checkpoint
+        held = {r[0]: tuple(r[1:6]) for r, _, _ in index.records_raw()}
+    finally:
+        index.close()
+    found = [link for link in links if link.seq == cp[2]]
+    if cp[2] and (not found or found[0].hash() != cp[3]):
+        report.breaks.append(
+            Break(
+                cp[2],
+                "the recall index was folded to a line the journal no longer holds",
+                "memory.idx",
             )
-            if out_ok:
-                return Break(
-                    line.seq - 1, "edited: its hash no longer matches the next event's prev", where
-                )
-            return Break(line.seq, "edited: its prev does not match the event before it", where)
-        expected_prev = line_hash(line.raw.data)
-        expected_seq = line.seq + 1
-    return None
-
-
-def _check_view(lines: list[_Line], cp: Checkpoint) -> Break | None:
-    """The view's checkpoint must name a line the journal holds, with the same hash."""
-    last_seq = lines[-1].seq or 0 if lines else 0
-    for line in lines:
-        if line.seq == cp.seq:
-            where = f"journal/{segment_name(line.raw.segment)}"
-            if line_hash(line.raw.data) != cp.head:
-                return Break(
-                    cp.seq, "edited: its hash is not the head the view was folded to", where
-                )
-            if (line.raw.segment, line.raw.end) != (cp.segment, cp.offset):
-                return Break(
-                    cp.seq,
-                    "the view's checkpoint names the wrong place; rebuild the view",
-                    VIEW_FILE,
-                )
-            return None
-    return Break(
-        last_seq + 1,
-        f"truncated: view ahead of journal (the view was folded to seq {cp.seq}; "
-        f"the journal ends at seq {last_seq})",
-        VIEW_FILE,
-    )
+        )
+        return
+    report.differs += _differences("memory.idx", held, _index_fields(_fold_to(links, cp[2])))
 
 
 def verify(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Report:
-    """Check every link of the chain and the view's checkpoint against the journal."""
+    """Check every link of the chain, the view's checkpoint, and both caches against the fold."""
     report = Report()
     scan = Scan()
-    lines: list[_Line] = []
-    segments: set[int] = set()
     with Segments(home) as segs:
-        raws = list(segs.lines(scan=scan, on_bytes=on_bytes))
-    for raw in raws:
-        segments.add(raw.segment)
-        try:
-            env = decode_envelope(raw.data)
-            lines.append(_Line(raw, env.seq, env.prev, ""))
-        except BadLine as err:
-            lines.append(_Line(raw, None, "", str(err)))
-    report.events = len(lines)
-    report.segments = len(segments)
+        links = read_links(segs, scan, on_bytes)
+    report.events = len(links)
+    report.segments = len({link.segment for link in links})
+    report.head = links[-1].hash() if links else ""
 
-    checkpoint: Checkpoint | None = None
+    view: View | None = None
     try:
         data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
         if data is not None:
-            checkpoint = decode_view(data).journal
+            view = decode_view(data)
+            if view.journal.seq and not digest_matches(data):
+                report.differs.append(
+                    "memory.json was changed outside abcd (its digest does not match its notes)"
+                )
+        else:
+            report.notes.append("there is no memory.json; `abcd journal rebuild` writes it")
     except TrustError as err:
         report.notes.append(f"the view cannot be read: {err}; `abcd journal rebuild` replaces it")
     except ValueError as err:
         report.notes.append(f"the view does not decode ({err}); `abcd journal rebuild` replaces it")
+    checkpoint = view.journal if view is not None else None
 
-    last_head = None
-    if checkpoint is not None and lines and checkpoint.seq == lines[-1].seq:
-        last_head = checkpoint.head
-    found = _diagnose(lines, last_head)
+    cp = (
+        (checkpoint.segment, checkpoint.offset, checkpoint.seq, checkpoint.head)
+        if checkpoint is not None
+        else None
+    )
+    found = first_break(links, cp, torn_inside=scan.torn_inside)
     if found is not None:
         report.breaks.append(found)
-    if scan.torn_inside is not None:
-        where = f"journal/{segment_name(scan.torn_inside)}"
-        report.breaks.append(
-            Break(0, "truncated: a segment before the last ends inside a line", where)
-        )
-    if checkpoint is not None and checkpoint.seq and not report.breaks:
-        view_break = _check_view(lines, checkpoint)
-        if view_break is not None:
-            report.breaks.append(view_break)
+    if not report.breaks:
+        if view is not None:
+            folded = _fold_to(links, view.journal.seq)
+            report.differs += _differences("memory.json", _view_fields(view), _view_fields(folded))
+        _compare_index(home, links, report)
     if scan.torn_tail:
         report.notes.append(
             "the last line is torn (an interrupted append); the next write cuts it away"

@@ -5,6 +5,14 @@ The view is a cache. It records where in the journal it was folded to
 that point folds the new bytes, and one that finds the checkpoint wrong
 re-folds from zero. `removed` lists the ids of removed notes so that an id is
 never minted twice.
+
+The checkpoint's `digest` is the SHA-256 of the file's bytes after the
+checkpoint (the notes and removed ids as written), so a note written into
+the file by hand is told from one the fold wrote without re-folding: a
+reader that finds the digest wrong re-folds from the journal. It is found by
+bytes, not by decoding (the hook reads the view without msgspec): msgspec
+writes the fields in their declared order, `digest` last in the checkpoint,
+and nothing before it can hold the text `"digest":"`.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import msgspec
 
 from abcd.constants import VIEW_SCHEMA_VERSION, ZERO_HASH
+from abcd.digest import DIGEST_LEN, sha256_hex, view_digest_matches, view_digest_span
 from abcd.journal.events import Origin
 
 
@@ -36,6 +45,7 @@ class Checkpoint(msgspec.Struct, frozen=True):
     offset: int = 0
     seq: int = 0
     head: str = ZERO_HASH
+    digest: str = ""  # of the bytes after the checkpoint; "" in a view written before it existed
 
 
 class View(msgspec.Struct, kw_only=True, frozen=True):
@@ -53,8 +63,29 @@ _view_decoder = msgspec.json.Decoder(View)
 _encoder = msgspec.json.Encoder()
 
 
+_PLACEHOLDER = "0" * DIGEST_LEN
+
+
+def digest_matches(data: bytes) -> bool:
+    """Whether a view's bytes after its checkpoint hash to the digest the checkpoint holds."""
+    return view_digest_matches(data)
+
+
 def encode_view(view: View) -> bytes:
-    return _encoder.encode(view) + b"\n"
+    """The view's bytes, its checkpoint's digest worked out over what follows the checkpoint."""
+    cp = view.journal
+    placeholder = View(
+        schema_version=view.schema_version,
+        journal=Checkpoint(cp.segment, cp.offset, cp.seq, cp.head, _PLACEHOLDER),
+        notes=view.notes,
+        removed=view.removed,
+    )
+    data = bytearray(_encoder.encode(placeholder) + b"\n")
+    span = view_digest_span(bytes(data[:512]))
+    assert span is not None  # the encoder writes the checkpoint first
+    start = span[0]
+    data[start : start + DIGEST_LEN] = sha256_hex(bytes(data[start + DIGEST_LEN + 2 :])).encode()
+    return bytes(data)
 
 
 def decode_view(data: bytes) -> View:
@@ -67,5 +98,9 @@ def decode_view(data: bytes) -> View:
         raise ValueError(
             f"written by a newer abcd (schema_version {view.schema_version}; "
             f"this one reads {VIEW_SCHEMA_VERSION})"
+        )
+    if view.journal.digest:  # a property of the file's bytes (`digest_matches`), not of the view
+        view = msgspec.structs.replace(
+            view, journal=msgspec.structs.replace(view.journal, digest="")
         )
     return view

@@ -23,7 +23,7 @@ Pure apart from reading the declared places; it writes nothing.
 
 from __future__ import annotations
 
-from abcd.errors import AbcdError, TrustError
+from abcd.errors import AbcdError, JournalBroken, TrustError
 from abcd.recall.bm25f import Corpus, Doc, Scored, idf
 from abcd.recall.constants import INJECTION_BUDGET_BYTES, K1, TIE_EPSILON, B
 from abcd.recall.index import EVERYWHERE, INDEX_FILE
@@ -154,6 +154,7 @@ class Outcome:
         self.problems: list[Problem] = []
         self.rules_text = ""
         self.memory_text = ""
+        self.machine_withheld = False  # the journal is broken: no machine note is read
 
     @property
     def candidates(self) -> list[Candidate]:
@@ -359,6 +360,10 @@ def _open_index(home: Home | None, outcome: Outcome) -> IndexedNotes | None:
         return None
     try:
         return IndexedNotes(home)
+    except JournalBroken as err:  # not a damaged cache: nothing of the machine's may be sent
+        outcome.problems.append(Problem("note", f"machine notes withheld: {err}"))
+        outcome.machine_withheld = True
+        return None
     except TrustError as err:
         if err.shown_path.endswith(INDEX_FILE):
             outcome.problems.append(Problem("note", f"machine index refused: {err}"))
@@ -437,7 +442,13 @@ def _recall(
     outcome: Outcome,
     stems: StemCache | None = None,
 ) -> Outcome:
-    loaded = _load_items(home, repo, outcome, machine_notes=indexed is None, cache=stems)
+    loaded = _load_items(
+        home,
+        repo,
+        outcome,
+        machine_notes=indexed is None and not outcome.machine_withheld,
+        cache=stems,
+    )
     if indexed is not None:
         loaded += [i for i in indexed.extra.values()]
     items = _suppress(loaded, outcome)

@@ -1,12 +1,13 @@
 """The machine's personal notes for the hook, read without msgspec.
 
 The same rules as `abcd.journal.store.load`, on the standard library: the
-view is trusted only as far as its checkpoint matches the journal (the line
-ending at the checkpoint's offset hashes to its head); lines past it are
-folded in memory with the chain checked; a view whose checkpoint does not
-match is never believed, and the journal is folded from zero. A broken chain
-or a file that fails a trust check raises, and the hook names it and goes on
-without the machine's notes.
+view is believed only when its digest matches its notes (else it was changed
+by hand, and the journal is folded from zero) and its checkpoint is still a
+line of the journal (else the journal was edited or cut under it: a break).
+Lines past the checkpoint are folded in memory with the chain checked. A
+break is named as `journal verify` names it (`abcd.journal.chain`); it, or a
+file that fails a trust check, raises, and the hook names it and sends no
+machine note: nothing the chain no longer vouches for reaches the model.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import os
 
 from abcd import fastjson
 from abcd.constants import JOURNAL_VERSION, VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION, ZERO_HASH
-from abcd.digest import sha256_hex
-from abcd.errors import CorruptFile, JournalBroken
+from abcd.digest import sha256_hex, view_digest_matches
+from abcd.errors import RECOVERY_HINT, CorruptFile, JournalBroken
+from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.segments import Segments, segment_rel
 from abcd.recall.items import Item
 from abcd.trust.guarded import Home
@@ -58,7 +60,11 @@ def _note_item(note: dict[str, Any]) -> Item:
 def _stored_view(
     home: Home, segs: Segments
 ) -> tuple[dict[str, dict[str, Any]], tuple[int, int, int, str]]:
-    """The view's notes by id and its checkpoint, or nothing and zero when it cannot be believed."""
+    """The view's notes by id and its checkpoint, or nothing and zero when it cannot be believed.
+
+    A view the journal no longer holds (its checkpoint's line is gone or
+    hashes otherwise, though the view is as abcd wrote it) raises the break.
+    """
     empty: tuple[dict[str, dict[str, Any]], tuple[int, int, int, str]] = ({}, (1, 0, 0, ZERO_HASH))
     data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
     if data is None:
@@ -74,9 +80,44 @@ def _stored_view(
         return empty
     if checkpoint[2] == 0:
         return (notes, (1, 0, 0, ZERO_HASH)) if not notes else empty
+    if not view_digest_matches(data):
+        return empty  # changed by hand, or written before digests: fold the journal instead
     if not at_checkpoint(segs, checkpoint):
-        return empty
+        raise locate_break(segs, checkpoint)
     return notes, checkpoint
+
+
+def _links(segs: Segments) -> list[Link]:
+    """Every complete line as a `Link`, decoded as the envelope decoder would (lean)."""
+    links = []
+    for raw in segs.lines():
+        try:
+            line = fastjson.loads(raw.data)
+            seq, prev = line["seq"], line["prev"]
+            ok = (
+                type(seq) is int
+                and isinstance(prev, str)
+                and isinstance(line["at"], str)
+                and isinstance(line["type"], str)
+                and "data" in line
+                and type(line["v"]) is int
+                and line["v"] <= JOURNAL_VERSION
+            )
+        except (ValueError, KeyError, TypeError):
+            ok = False
+        if ok:
+            links.append(Link(raw.segment, raw.end, raw.data, seq, prev))
+        else:
+            links.append(Link(raw.segment, raw.end, raw.data, None, "", "not a journal line"))
+    return links
+
+
+def locate_break(segs: Segments, checkpoint: tuple[int, int, int, str] | None) -> JournalBroken:
+    """The break as `journal verify` names it, for the hook (an error path: it reads the journal)."""
+    found = first_break(_links(segs), checkpoint, classify=False) or Break(
+        0, "the journal changed while it was read", "journal"
+    )
+    return JournalBroken(found.seq, found.what, found.where, hint=RECOVERY_HINT)
 
 
 def at_checkpoint(segs: Segments, checkpoint: tuple[int, int, int, str]) -> bool:
@@ -131,13 +172,7 @@ def read_machine_notes(home: Home | None) -> list[Item]:
         try:
             _fold(segs, notes, checkpoint)
         except JournalBroken:
-            if checkpoint[2] == 0:
-                raise
-            notes, checkpoint = (
-                {},
-                (1, 0, 0, ZERO_HASH),
-            )  # what follows does not chain on: trust nothing
-            _fold(segs, notes, checkpoint)
+            raise locate_break(segs, checkpoint if checkpoint[2] else None) from None
     try:
         return [_note_item(n) for n in notes.values()]
     except (KeyError, TypeError):
@@ -157,7 +192,7 @@ class IndexedNotes:
     """
 
     def __init__(self, home: Home) -> None:
-        from abcd.recall.index import Index, IndexUnusable
+        from abcd.recall.index import Index
 
         opened = home.open_file(VIEW_FILE)  # the view's trust checks hold here too
         if opened is not None:
@@ -168,9 +203,12 @@ class IndexedNotes:
         try:
             with Segments(home) as segs:
                 if not at_checkpoint(segs, self.index.checkpoint):
-                    raise IndexUnusable("the index's checkpoint is not in the journal")
+                    raise locate_break(segs, self.index.checkpoint)  # edited or cut under it
                 notes: dict[str, dict[str, Any]] = {}
-                _fold(segs, notes, self.index.checkpoint, self.gone)
+                try:
+                    _fold(segs, notes, self.index.checkpoint, self.gone)
+                except JournalBroken:
+                    raise locate_break(segs, self.index.checkpoint) from None
                 self.extra = {n["id"]: _note_item(n) for n in notes.values()}
         except BaseException:
             self.index.close()
