@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from abcd.cli.output import emit_json, notice
-from abcd.errors import AbcdError
+from abcd.errors import RECOVERY_HINT, AbcdError, JournalBroken
 from abcd.journal import history
+from abcd.journal.recover import recover as recover_journal
 from abcd.journal.segments import Segments
 from abcd.journal.store import rebuild as rebuild_view
 from abcd.journal.verify import verify as verify_chain
@@ -37,7 +38,8 @@ def _progress(home: Home, label: str) -> Progress:
 
 @app.command()
 def verify() -> None:
-    """Walk the whole chain; exit 1 naming the first seq where it breaks."""
+    """Walk the whole chain and re-fold it; exit 1 naming the first seq where it breaks, or
+    every note the view or the recall index holds other than the journal does."""
     home = Home.open()
     if home is None:
         print("no journal yet: nothing to verify")
@@ -48,10 +50,20 @@ def verify() -> None:
         bar.close()
     for line in report.notes:
         notice(line)
+    for line in report.differs:
+        notice(line)
     if report.breaks:
         first = report.breaks[0]
-        raise AbcdError(f"journal broken at seq {first.seq}: {first.what} ({first.where})")
-    print(f"journal intact: {report.events} event(s) in {report.segments} segment(s)")
+        raise AbcdError(f"{first.message()}; {RECOVERY_HINT}")
+    if report.differs:
+        raise AbcdError(
+            f"the journal is intact ({report.events} event(s)) but a cache holds what it does "
+            "not: `abcd journal rebuild` re-projects both from the journal"
+        )
+    print(
+        f"journal intact: {report.events} event(s) in {report.segments} segment(s); "
+        f"head {report.head[:16] or '-'}"
+    )
 
 
 @app.command()
@@ -72,15 +84,31 @@ def audit(
     """Every event, oldest first: seq, time, type, note id, who, session, origin."""
     home = Home.open()
     rows: list[history.AuditRow] = []
+    broken: JournalBroken | None = None
     if home is not None:
         with home:
             bar = _progress(home, "audit")
-            rows = history.audit(
-                home, note=note, by=by, session=session, since=since, on_bytes=bar.advance
-            )
-            bar.close()
+            try:
+                history.audit(
+                    home,
+                    note=note,
+                    by=by,
+                    session=session,
+                    since=since,
+                    on_bytes=bar.advance,
+                    rows=rows,
+                )
+            except JournalBroken as err:
+                broken = err  # the intact prefix is shown, then the break
+            finally:
+                bar.close()
     if json:
-        emit_json({"events": rows})
+        out: dict[str, Any] = {"events": rows}
+        if broken is not None:
+            out["broken"] = {"seq": broken.seq, "what": broken.what, "where": broken.where}
+        emit_json(out)
+        if broken is not None:
+            raise typer.Exit(1)
         return
     for row in rows:
         session_text = row.session or "session unknown"
@@ -89,6 +117,9 @@ def audit(
         print(
             f"{row.seq:>6}  {row.at}  {row.type:<12}  {row.note}  {row.by}  {session_text}{origin}{title}"
         )
+    if broken is not None:
+        print(f"{broken.seq:>6}  ---- the chain breaks here: {broken.what} ({broken.where})")
+        raise AbcdError(str(broken))
     if not rows:
         print("no events")
 
@@ -129,7 +160,7 @@ def rebuild() -> None:
     added = sorted(after.keys() - before.keys())
     dropped = sorted(before.keys() - after.keys())
     changed = sorted(k for k in after.keys() & before.keys() if after[k] != before[k])
-    if not (added or dropped or changed) and old.journal == new.journal:
+    if not (added or dropped or changed) and old.journal == new.journal:  # digests aside
         print(f"view was up to date: {len(new.notes)} note(s) at seq {new.journal.seq}")
         return
     print(
@@ -138,3 +169,56 @@ def rebuild() -> None:
     for label, ids in (("added", added), ("dropped", dropped), ("changed", changed)):
         if ids:
             print(f"  {label}: {', '.join(ids)}")
+
+
+@app.command()
+def recover(
+    by: Annotated[
+        str, typer.Option("--by", help="Who recovers: `person` (the default) or `Vendor:model`.")
+    ] = "person",
+    json: Json = False,
+) -> None:
+    """Set the journal's broken tail aside (kept, never deleted) and go on from its intact prefix.
+
+    Everything from the first seq `verify` names is moved into
+    `<home>/recovered/<time>-seq-<N>/`; a `journal.recovered` event says what
+    was set aside, and the view and index are re-projected.
+    """
+    from abcd.cli.memory_cmd import _stamp_session
+    from abcd.notes.limits import check_written_by
+
+    recovered_by = check_written_by(by, person_allowed=True)
+    stamp = _stamp_session(None)
+    home = Home.open()
+    done = None
+    if home is not None:
+        with home:
+            done = recover_journal(
+                home, by=recovered_by, session=stamp, projections=(rebuild_index,)
+            )
+    if done is None:
+        if json:
+            emit_json({"recovered": False})
+        else:
+            print("journal intact: nothing to recover")
+        return
+    shown = f"{home.shown(done.set_aside) if home is not None else done.set_aside}"
+    if json:
+        emit_json(
+            {
+                "recovered": True,
+                "broken": {"seq": done.brk.seq, "what": done.brk.what, "where": done.brk.where},
+                "set_aside": shown,
+                "lines": done.lines,
+                "bytes": done.bytes,
+                "event_seq": done.seq,
+                "notes": len(done.view.notes),
+            }
+        )
+        return
+    print(f"journal broken at seq {done.brk.seq}: {done.brk.what}")
+    print(f"set aside {done.lines} line(s), {done.bytes} byte(s) into {shown} (kept, not deleted)")
+    print(
+        f"appended journal.recovered at seq {done.seq}; view rebuilt: "
+        f"{len(done.view.notes)} note(s)"
+    )

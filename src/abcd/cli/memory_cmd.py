@@ -46,8 +46,13 @@ def _stamp_session(flag: str | None) -> str | None:
     return check_session(value, source)
 
 
-def _say_written(drafts: list[Draft], session: str | None) -> None:
-    """What a reviewer should know about notes just written (said after the write, never before)."""
+def _say_written(drafts: list[Draft], session: str | None, warnings: list[str]) -> None:
+    """What a reviewer should know about notes just written (said after the write, never before).
+
+    A warning is a cache not written after the notes landed: the write stands (exit 0).
+    """
+    for warning in warnings:
+        notice(f"warning: written, but {warning}")
     if not drafts:
         return
     if session is None:
@@ -84,9 +89,12 @@ def add(
     if isinstance(verdict, Refused):
         raise verdict
     origin: Origin = "host-memory-move" if moved_from_host else "agent"
-    (note_id,) = service.add_notes([verdict], written_by=written_by, session=stamp, origin=origin)
-    _say_written([draft], stamp)
+    warnings: list[str] = []
+    (note_id,) = service.add_notes(
+        [verdict], written_by=written_by, session=stamp, origin=origin, warnings=warnings
+    )
     print(note_id)
+    _say_written([draft], stamp, warnings)
 
 
 class _ImportLine(msgspec.Struct, forbid_unknown_fields=True):
@@ -133,8 +141,13 @@ def import_(
             refused.append((number, str(verdict)))
         else:
             accepted.append(verdict)
-    ids = service.add_notes(accepted, written_by=written_by, session=stamp) if accepted else []
-    _say_written([j.draft for j in accepted], stamp)
+    warnings: list[str] = []
+    ids = (
+        service.add_notes(accepted, written_by=written_by, session=stamp, warnings=warnings)
+        if accepted
+        else []
+    )
+    _say_written([j.draft for j in accepted], stamp, warnings)
     for note_id in ids:
         print(note_id)
     for number, why in sorted(refused):
@@ -189,8 +202,13 @@ def remove(
     """Remove a personal note (appends NoteRemoved; the journal keeps its history)."""
     removed_by = check_written_by(by, person_allowed=True)
     stamp = service.session_from(session)
-    note = service.remove_note(note_id, removed_by=removed_by, session=check_session(*stamp))
+    warnings: list[str] = []
+    note = service.remove_note(
+        note_id, removed_by=removed_by, session=check_session(*stamp), warnings=warnings
+    )
     print(f"removed {note.id}: {note.title}")
+    for warning in warnings:
+        notice(f"warning: removed, but {warning}")
 
 
 __all__ = ["AbcdError", "app"]

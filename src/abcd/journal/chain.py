@@ -51,12 +51,15 @@ class Link:
 class Break:
     """The first event the chain no longer vouches for: its seq, what is wrong, and where."""
 
-    __slots__ = ("seq", "what", "where")
+    __slots__ = ("cut", "seq", "what", "where")
 
-    def __init__(self, seq: int, what: str, where: str) -> None:
+    def __init__(self, seq: int, what: str, where: str, cut: int | None = None) -> None:
         self.seq = seq
         self.what = what
         self.where = where
+        # The position (among the lines diagnosed) of the first line the chain no longer vouches
+        # for, where a recovery cuts; `None` when no line of the journal is at fault.
+        self.cut = cut
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Break) and (self.seq, self.what, self.where) == (
@@ -94,32 +97,33 @@ def diagnose(
     expected_seq, expected_prev = seq + 1, head
     it: Iterator[Link] = iter(links)
     line = next(it, None)
+    before: Link | None = None
+    pos = 0
     while line is not None:
         after = next(it, None)
         where = _where(line.segment)
         if line.seq is None:
-            return Break(expected_seq, f"edited: the line does not decode ({line.error})", where)
+            what = f"edited: the line does not decode ({line.error})"
+            return Break(expected_seq, what, where, pos)
         if line.seq != expected_seq:
-            return Break(
-                expected_seq, _misplaced(line.seq, expected_seq, after, it, classify), where
-            )
+            what = _misplaced(line.seq, expected_seq, after, it, classify)
+            return Break(expected_seq, what, where, pos)
         if line.prev != expected_prev:
             if expected_seq == 1:
-                return Break(1, "edited: the first event's prev is not 64 zeros", where)
+                return Break(1, "edited: the first event's prev is not 64 zeros", where, pos)
             # Editing the line before changed its hash; editing this line's prev changed this
             # line's hash too, so the link out of it breaks as well.
             mine = line.hash()
             out_ok = after.prev == mine if after is not None else last_head in (None, mine)
-            if out_ok:
-                return Break(
-                    expected_seq - 1,
-                    "edited: its hash no longer matches the next event's prev",
-                    where,
-                )
-            return Break(expected_seq, "edited: its prev does not match the event before it", where)
+            if out_ok and before is not None:
+                what = "edited: its hash no longer matches the next event's prev"
+                return Break(expected_seq - 1, what, _where(before.segment), pos - 1)
+            what = "edited: its prev does not match the event before it"
+            return Break(expected_seq, what, where, pos)
         expected_prev = line.hash()
         expected_seq += 1
-        line = after
+        before, line = line, after
+        pos += 1
     return None
 
 
@@ -147,14 +151,11 @@ def check_checkpoint(links: list[Link], checkpoint: tuple[int, int, int, str]) -
     if not seq:
         return None
     last_seq = links[-1].seq or 0 if links else 0
-    for line in links:
+    for pos, line in enumerate(links):
         if line.seq == seq:
             if line.hash() != head:
-                return Break(
-                    seq,
-                    "edited: its hash is not the head the view was folded to",
-                    _where(line.segment),
-                )
+                what = "edited: its hash is not the head the view was folded to"
+                return Break(seq, what, _where(line.segment), pos)
             if (line.segment, line.end) != (segment, offset):
                 return Break(
                     seq,
@@ -186,9 +187,9 @@ def first_break(
     if found is not None:
         return found
     if torn_inside is not None:
-        return Break(
-            0, "truncated: a segment before the last ends inside a line", _where(torn_inside)
-        )
+        held = [link.seq or 0 for link in links if link.segment == torn_inside]
+        what = "truncated: a segment before the last ends inside a line"
+        return Break(max(held, default=0) + 1, what, _where(torn_inside))
     if checkpoint is not None:
         return check_checkpoint(links, checkpoint)
     return None

@@ -13,7 +13,7 @@ import hashlib
 import msgspec
 
 from abcd.constants import JOURNAL_VERSION
-from abcd.journal.events import EVENT_TYPES, Event, NoteAdded, NoteRemoved
+from abcd.journal.events import EVENT_TYPES, Event, JournalRecovered, NoteAdded, NoteRemoved
 
 
 class Envelope(msgspec.Struct, frozen=True):
@@ -56,9 +56,19 @@ class _RemovedLine(msgspec.Struct, frozen=True, tag="note.removed", tag_field="t
     data: NoteRemoved
 
 
+class _RecoveredLine(msgspec.Struct, frozen=True, tag="journal.recovered", tag_field="type"):
+    v: int
+    seq: int
+    at: str
+    prev: str
+    data: JournalRecovered
+
+
+TypedLine = _AddedLine | _RemovedLine | _RecoveredLine
+
 _envelope_decoder = msgspec.json.Decoder(Envelope)
 # One pass over a line: the envelope's `type` picks the event Struct (the fold's hot path).
-_line_decoder = msgspec.json.Decoder(_AddedLine | _RemovedLine)
+_line_decoder = msgspec.json.Decoder(TypedLine)
 _encoder = msgspec.json.Encoder()
 
 
@@ -91,7 +101,7 @@ def decode_line(line: bytes) -> Record:
     return Record(typed.seq, typed.at, typed.prev, typed.data)
 
 
-def decode_typed(line: bytes) -> _AddedLine | _RemovedLine:
+def decode_typed(line: bytes) -> TypedLine:
     """Decode one line in one pass (the fold's hot path); `BadLine` as `decode_line`."""
     try:
         typed = _line_decoder.decode(line)

@@ -40,10 +40,29 @@ class NoteRemoved(msgspec.Struct, frozen=True, kw_only=True):
     session: str | None
 
 
-Event = NoteAdded | NoteRemoved
+class JournalRecovered(msgspec.Struct, frozen=True, kw_only=True):
+    """A person set aside the journal's tail from the first event the chain no longer vouched
+    for (`abcd journal recover`). Nothing was deleted: the tail's bytes are in `set_aside`
+    (a folder under the home), with their count and SHA-256 here. Notes are not changed by
+    this event; the ones the tail held are simply no longer in the journal's fold."""
+
+    TYPE: ClassVar[str] = "journal.recovered"
+
+    from_seq: int  # the seq the break was named at
+    what: str  # the break, as `journal verify` named it
+    set_aside: str  # the folder, relative to the home, holding what was set aside
+    lines: int  # complete journal lines set aside
+    bytes: int  # bytes set aside from the journal's segments
+    sha256: str  # of those bytes, in journal order
+    recovered_by: str
+    session: str | None
+
+
+Event = NoteAdded | NoteRemoved | JournalRecovered
 
 # The tag written in the envelope's `type`, mapped to the Struct that decodes `data`.
-EVENT_TYPES: dict[str, type[NoteAdded] | type[NoteRemoved]] = {
+EVENT_TYPES: dict[str, type[NoteAdded] | type[NoteRemoved] | type[JournalRecovered]] = {
     NoteAdded.TYPE: NoteAdded,
     NoteRemoved.TYPE: NoteRemoved,
+    JournalRecovered.TYPE: JournalRecovered,
 }

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from abcd.journal.envelope import Record
-from abcd.journal.events import NoteAdded, NoteRemoved
+from abcd.journal.events import Event, NoteAdded, NoteRemoved
 from abcd.journal.view import Checkpoint, Note, View
 
 
@@ -30,11 +30,12 @@ class Projection:
     def apply(self, record: Record) -> None:
         self.apply_event(record.event, record.at)
 
-    def apply_event(self, event: NoteAdded | NoteRemoved, at: str) -> None:
+    def apply_event(self, event: Event, at: str) -> None:
         if type(event) is NoteAdded:
             self.notes[event.id] = (event, at)
-        elif self.notes.pop(event.id, None) is not None:
+        elif type(event) is NoteRemoved and self.notes.pop(event.id, None) is not None:
             self.removed[event.id] = None
+        # JournalRecovered changes no note: the tail it set aside is simply not folded.
 
     def view(self, checkpoint: Checkpoint) -> View:
         notes = tuple(n if isinstance(n, Note) else _note(*n) for n in self.notes.values())

@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from abcd.errors import UsageError
+from abcd.errors import JournalBroken, UsageError
 from abcd.journal.envelope import Record, line_hash
-from abcd.journal.events import NoteAdded, NoteRemoved
+from abcd.journal.events import JournalRecovered, NoteAdded, NoteRemoved
 from abcd.journal.fold import Projection
-from abcd.journal.segments import Segments
-from abcd.journal.store import walk
+from abcd.journal.segments import RawLine, Segments
+from abcd.journal.store import locate_break, walk
 from abcd.journal.view import EMPTY_VIEW, Checkpoint, View
 from abcd.trust import Home
 
@@ -38,9 +38,13 @@ class AuditRow(msgspec.Struct, frozen=True):
 
 
 def records(home: Home, on_bytes: Callable[[int], None] | None = None) -> Iterator[Record]:
+    """Every record, oldest first; a break raises as every command names it (after the prefix)."""
     with Segments(home) as segs:
-        for _, record in walk(segs.lines(on_bytes=on_bytes)):
-            yield record
+        try:
+            for _, record in walk(segs.lines(on_bytes=on_bytes)):
+                yield record
+        except JournalBroken:
+            raise locate_break(home, segs) from None
 
 
 def audit_row(record: Record) -> AuditRow:
@@ -59,6 +63,11 @@ def audit_row(record: Record) -> AuditRow:
         case NoteRemoved() as ev:
             return AuditRow(
                 record.seq, record.at, ev.TYPE, ev.id, ev.removed_by, ev.session, None, None
+            )
+        case JournalRecovered() as ev:
+            what = f"set aside from seq {ev.from_seq} ({ev.lines} line(s)) into {ev.set_aside}"
+            return AuditRow(
+                record.seq, record.at, ev.TYPE, "", ev.recovered_by, ev.session, None, what
             )
 
 
@@ -91,9 +100,12 @@ def audit(
     session: str | None = None,
     since: str | None = None,
     on_bytes: Callable[[int], None] | None = None,
+    rows: list[AuditRow] | None = None,
 ) -> list[AuditRow]:
+    """The matching rows, oldest first. A break raises after `rows` (when given) holds the
+    intact prefix, so a reviewer still reads the history that led to it."""
     since_at = parse_time(since) if since else None
-    rows = []
+    rows = [] if rows is None else rows
     for record in records(home, on_bytes):
         row = audit_row(record)
         if note and row.note != note:
@@ -115,11 +127,27 @@ def replay(home: Home, as_of: str, on_bytes: Callable[[int], None] | None = None
     projection = Projection(EMPTY_VIEW)
     checkpoint = Checkpoint()
     with Segments(home) as segs:
-        for raw, record in walk(segs.lines(on_bytes=on_bytes)):
-            if stop_seq is not None and record.seq > stop_seq:
-                break
-            if stop_at is not None and record.at > stop_at:
-                break
-            projection.apply(record)
-            checkpoint = Checkpoint(raw.segment, raw.end, record.seq, line_hash(raw.data))
+        # A line is folded only once the next line's `prev` vouches for it (or it is the last):
+        # an edited line just before the replay's end is a break, never shown as history.
+        last: tuple[RawLine, Record] | None = None
+        try:
+            for raw, record in walk(segs.lines(on_bytes=on_bytes)):
+                if last is not None:
+                    projection.apply(last[1])
+                    checkpoint = _checkpoint_of(*last)
+                    last = None
+                if stop_seq is not None and record.seq > stop_seq:
+                    break
+                if stop_at is not None and record.at > stop_at:
+                    break
+                last = (raw, record)
+        except JournalBroken:
+            raise locate_break(home, segs) from None
+        if last is not None:
+            projection.apply(last[1])
+            checkpoint = _checkpoint_of(*last)
     return projection.view(checkpoint)
+
+
+def _checkpoint_of(raw: RawLine, record: Record) -> Checkpoint:
+    return Checkpoint(raw.segment, raw.end, record.seq, line_hash(raw.data))

@@ -115,7 +115,7 @@ def broken(brk: Break) -> JournalBroken:
     return JournalBroken(brk.seq, brk.what, brk.where, hint=RECOVERY_HINT)
 
 
-def _stored_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
+def stored_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
     """The view's checkpoint as a tuple, when the view decodes (whatever its digest says)."""
     try:
         data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
@@ -131,9 +131,9 @@ def locate_break(home: Home, segs: Segments) -> JournalBroken:
     """The break as `journal verify` names it (an error path: it reads the whole journal)."""
     scan = Scan()
     links = read_links(segs, scan)
-    found = first_break(links, _stored_checkpoint(home), torn_inside=scan.torn_inside)
+    found = first_break(links, stored_checkpoint(home), torn_inside=scan.torn_inside)
     if found is None:
-        index_cp = _index_checkpoint(home)
+        index_cp = index_checkpoint(home)
         if index_cp is not None:
             found = first_break(links, index_cp)
             if found is not None:
@@ -143,7 +143,7 @@ def locate_break(home: Home, segs: Segments) -> JournalBroken:
     return broken(found or Break(0, "the journal changed while it was read", JOURNAL_DIR))
 
 
-def _index_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
+def index_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
     from abcd.recall.index import Index, IndexUnusable
 
     try:
@@ -167,7 +167,7 @@ def hold_to_witnesses(home: Home, segs: Segments) -> None:
     `_trusted_base`, which every writer reads anyway; this is the second
     witness, for a view deleted or replaced along with the edit.
     """
-    cp = _index_checkpoint(home)
+    cp = index_checkpoint(home)
     if cp is None or not cp[2]:
         return
     line = segs.line_ending_at(cp[0], cp[1])

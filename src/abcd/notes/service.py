@@ -86,8 +86,13 @@ def add_notes(
     written_by: str,
     session: str | None,
     origin: Origin = "agent",
+    warnings: list[str] | None = None,
 ) -> list[str]:
-    """Append one `NoteAdded` per judged draft, as one batch under one lock; return their ids."""
+    """Append one `NoteAdded` per judged draft, as one batch under one lock; return their ids.
+
+    Once the batch is durable it has landed: a view or index that could not
+    be written after it goes into `warnings`, never into an exception.
+    """
 
     def plan(view: View) -> list[Event]:
         taken = {n.id for n in view.notes} | set(view.removed)
@@ -109,12 +114,17 @@ def add_notes(
             )
         return events
 
-    _, records = store.append(plan, projections=PROJECTIONS)
-    return [r.event.id for r in records]
+    _, records = store.append(plan, projections=PROJECTIONS, warnings=warnings)
+    return [r.event.id for r in records if isinstance(r.event, NoteAdded)]
 
 
 def remove_note(
-    note_id: str, *, removed_by: str, session: str | None, cwd: Path | None = None
+    note_id: str,
+    *,
+    removed_by: str,
+    session: str | None,
+    cwd: Path | None = None,
+    warnings: list[str] | None = None,
 ) -> Note:
     """Append `NoteRemoved`; a project note or an unknown id is refused."""
     check_note_id(note_id)
@@ -143,7 +153,7 @@ def remove_note(
     if home is None:  # nothing to remove, and a refusal creates nothing
         raise refusal(View())
     home.close()
-    store.append(plan, projections=PROJECTIONS)
+    store.append(plan, projections=PROJECTIONS, warnings=warnings)
     return removed[0]
 
 

@@ -1,0 +1,204 @@
+"""`abcd journal recover`: set the broken tail aside, keep it, and go on from the intact prefix.
+
+The way back from a break that `journal verify` names. Under the journal
+lock: find the break by the one rule every command uses
+(`abcd.journal.chain`); move every byte from the first line the chain no
+longer vouches for to the end of the journal into a new folder,
+`<home>/recovered/<time>-seq-<N>/` (a partial segment is copied, whole
+segments are moved; nothing is deleted); cut the journal back to its intact
+prefix; append a `journal.recovered` event that names the break, the folder,
+and the count and SHA-256 of what was set aside; re-project the view and the
+index from zero. When no line is at fault (the journal was cut back under
+the view, or the view's checkpoint names the wrong place) the old view is
+what is set aside: it holds the text of the notes the journal lost.
+
+Order, so a crash loses nothing: the copies are written and synced first,
+the journal is cut second, the event appended third. A crash between the
+second and the third leaves a journal the old view no longer finds, which
+`verify` names and a second `recover` finishes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+
+from abcd.clock import now_rfc3339
+from abcd.constants import FILE_MODE, SEGMENT_MAX_BYTES
+from abcd.errors import StorageError
+from abcd.journal.chain import Break, Link, first_break
+from abcd.journal.envelope import decode_envelope, encode_line
+from abcd.journal.events import JournalRecovered
+from abcd.journal.segments import Scan, Segments, segment_name
+from abcd.journal.store import (
+    VIEW_FILE,
+    Projection_,
+    append_lines,
+    fold_from,
+    index_checkpoint,
+    journal_lock,
+    read_links,
+    repair_pending,
+    repair_torn_tail,
+    stored_checkpoint,
+)
+from abcd.journal.view import EMPTY_VIEW, View, encode_view
+from abcd.trust import Home
+from abcd.trust.guarded import open_at
+
+RECOVERED_DIR = "recovered"
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """What a recovery did: the break, the folder set aside, and the event that says so."""
+
+    brk: Break
+    set_aside: str  # relative to the home
+    lines: int
+    bytes: int
+    seq: int  # the journal.recovered event's
+    view: View
+
+
+def _find(home: Home, links: list[Link], scan: Scan) -> Break | None:
+    found = first_break(links, stored_checkpoint(home), torn_inside=scan.torn_inside)
+    if found is None:
+        index_cp = index_checkpoint(home)
+        if index_cp is not None:
+            found = first_break(links, index_cp)
+    return found
+
+
+def _start(link: Link) -> int:
+    return link.end - len(link.data) - 1
+
+
+def recover(
+    home: Home,
+    *,
+    by: str,
+    session: str | None,
+    projections: tuple[Projection_, ...] = (),
+) -> Recovered | None:
+    """Set the broken tail aside and append `journal.recovered`; `None` when nothing is broken."""
+    with Segments(home, create=True) as segs, journal_lock(segs):
+        repair_pending(segs)
+        repair_torn_tail(segs)
+        scan = Scan()
+        links = read_links(segs, scan)
+        found = _find(home, links, scan)
+        if found is None:
+            return None
+        stamp = now_rfc3339().replace(":", "").replace("-", "")[:15]
+        rel = f"{RECOVERED_DIR}/{stamp}-seq-{found.seq}"
+        moved = _set_aside(home, segs, links, found, scan, rel)
+        kept = links[: found.cut] if found.cut is not None else links
+        view, last_at, _ = fold_from(segs, EMPTY_VIEW)
+        if kept and view.journal.seq != (kept[-1].seq or 0):
+            raise StorageError("the journal changed while it was recovered; run recover again")
+        event = JournalRecovered(
+            from_seq=found.seq,
+            what=found.what,
+            set_aside=rel,
+            lines=moved[0],
+            bytes=moved[1],
+            sha256=moved[2],
+            recovered_by=by,
+            session=session,
+        )
+        cp = view.journal
+        numbers = segs.numbers()
+        number = numbers[-1] if numbers else 1
+        offset = max(segs.size(number), 0)
+        if offset and offset >= SEGMENT_MAX_BYTES:
+            number, offset = number + 1, 0
+        at = max(now_rfc3339(), last_at)
+        line = encode_line(cp.seq + 1, at, cp.head, event)
+        append_lines(segs, number, line + b"\n", offset)
+        view, _, _ = fold_from(segs, EMPTY_VIEW)
+        home.write_atomic(VIEW_FILE, encode_view(view))
+        for project in projections:
+            project(home, view)
+        return Recovered(found, rel, moved[0], moved[1], decode_envelope(line).seq, view)
+
+
+def _set_aside(
+    home: Home, segs: Segments, links: list[Link], found: Break, scan: Scan, rel: str
+) -> tuple[int, int, str]:
+    """Move the tail into `rel`; return the complete lines, the bytes and their SHA-256."""
+    digest = hashlib.sha256()
+    count = lines = 0
+    with home.folder(rel, create=True) as dfd:
+        assert dfd is not None and segs.dfd is not None
+        if found.cut is not None:
+            first = links[found.cut]
+            number, start = first.segment, _start(first)
+        elif scan.torn_inside is not None and found.where.endswith(segment_name(scan.torn_inside)):
+            number = scan.torn_inside
+            held = [link for link in links if link.segment == number]
+            start = held[-1].end if held else 0
+            data = segs.read(number, start)
+            _write(dfd, f"{segment_name(number)}.from-{start}", data, home, rel)
+            digest.update(data)
+            _cut(segs, number, start, home)
+            os.fsync(segs.dfd)
+            return 0, len(data), digest.hexdigest()
+        else:
+            # No line is at fault: the journal lost lines the view still holds. Keep the view.
+            view_data = home.read(VIEW_FILE, 1 << 40)
+            if view_data is not None:
+                _write(dfd, VIEW_FILE, view_data, home, rel)
+            os.fsync(dfd)
+            return 0, 0, digest.hexdigest()
+        later = [n for n in segs.numbers() if n > number]
+        if start:
+            data = segs.read(number, start)
+            _write(dfd, f"{segment_name(number)}.from-{start}", data, home, rel)
+            digest.update(data)
+            count += len(data)
+            lines += data.count(b"\n")
+        else:
+            later.insert(0, number)
+        for n in later:
+            data = segs.read(n)
+            digest.update(data)
+            count += len(data)
+            lines += data.count(b"\n")
+            os.rename(segment_name(n), segment_name(n), src_dir_fd=segs.dfd, dst_dir_fd=dfd)
+        os.fsync(dfd)
+        if start:
+            _cut(segs, number, start, home)
+        os.fsync(segs.dfd)
+    return lines, count, digest.hexdigest()
+
+
+def _write(dfd: int, name: str, data: bytes, home: Home, rel: str) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = open_at(name, flags, FILE_MODE, dfd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        raise StorageError(f"{home.shown(rel)}/{name}: cannot set aside: {err.strerror}") from err
+
+
+def _cut(segs: Segments, number: int, start: int, home: Home) -> None:
+    opened = segs.open(number, os.O_RDWR)
+    if opened is None:
+        return
+    fd, _ = opened
+    try:
+        os.ftruncate(fd, start)
+        os.fsync(fd)
+    except OSError as err:
+        shown = home.shown(f"journal/{segment_name(number)}")
+        raise StorageError(f"{shown}: cannot cut the journal back: {err.strerror}") from err
+    finally:
+        os.close(fd)
