@@ -46,7 +46,7 @@ class Judged:
 
 def judge(drafts: Sequence[Draft], repo: Repo | None) -> list[Judged | Refused]:
     """Each draft through the gate; a refusal is returned in its place, never raised."""
-    names = load_private_names(repo.private_names_files()) if repo else []
+    names = load_private_names(repo.private_names_checkouts()) if repo else []
     home = os.environ.get("HOME")
     out: list[Judged | Refused] = []
     for draft in drafts:

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from abcd.recall.terms import Term
     from abcd.trust.guarded import Home
 
-FORMAT = 4
+FORMAT = 5  # 5: a page's recency is its frontmatter date, no longer its mtime
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024
 # A file modified this close to its read may change again within one timestamp tick (a coarse
