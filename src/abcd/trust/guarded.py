@@ -374,6 +374,11 @@ class Checkout(_Scope):
 
 def _check_checkout(top_fd: int, fd: int, top: str) -> None:
     """The top folder and `.git` are this account's (as git asks); `.abcd/` is checked as a folder."""
+    _check_repository(top_fd, top)
+    check_owner_and_mode(os.fstat(fd), shown(os.path.join(top, CHECKOUT_LAYER)), CHECKOUT_WRITABLE)
+
+
+def _check_repository(top_fd: int, top: str) -> None:
     check_owner_and_mode(os.fstat(top_fd), shown(top), 0)
     try:
         git = os.stat(".git", dir_fd=top_fd)  # a folder, or a linked worktree's file
@@ -381,4 +386,20 @@ def _check_checkout(top_fd: int, fd: int, top: str) -> None:
         git = None  # not a repository's top (a folder a test or a caller named)
     if git is not None:
         check_owner_and_mode(git, shown(os.path.join(top, ".git")), 0)
-    check_owner_and_mode(os.fstat(fd), shown(os.path.join(top, CHECKOUT_LAYER)), CHECKOUT_WRITABLE)
+
+
+def foreign_repository(top: str | os.PathLike[str]) -> TrustError | None:
+    """Why git would not read the repository at `top` (its top folder or `.git` is another
+    account's), or `None`; what cannot be opened is not judged here."""
+    text = os.fspath(top)
+    try:
+        top_fd = open_at(text, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        _check_repository(top_fd, text)
+    except TrustError as err:
+        return err
+    finally:
+        os.close(top_fd)
+    return None
