@@ -12,10 +12,16 @@ from __future__ import annotations
 import os
 import stat
 
-PRIVATE_NAMES_REL = ".abcd/.work.local/private-names.txt"
-PROJECT_MEMORY_REL = ".abcd/memory.json"
-PROJECT_RULES_REL = ".abcd/rules.json"
-PROJECT_PAGES_REL = ".abcd/memory"
+# The repository layer's files, under `<top>/.abcd/` (read through `abcd.trust.Checkout`), and
+# the same under the top.
+PRIVATE_NAMES = ".work.local/private-names.txt"
+PROJECT_MEMORY = "memory.json"
+PROJECT_RULES = "rules.json"
+PROJECT_PAGES = "memory"
+PRIVATE_NAMES_REL = f".abcd/{PRIVATE_NAMES}"
+PROJECT_MEMORY_REL = f".abcd/{PROJECT_MEMORY}"
+PROJECT_RULES_REL = f".abcd/{PROJECT_RULES}"
+PROJECT_PAGES_REL = f".abcd/{PROJECT_PAGES}"
 
 _UNASKED = "\0"  # `root_commit` before git was asked (no commit hash is this)
 
@@ -54,12 +60,12 @@ class Repo:
             self._root = _ask_root_commit(self._top)
         return self._root
 
-    def private_names_files(self) -> list[str]:
-        """This checkout's banlist and, in a linked worktree, the primary checkout's."""
-        files = [os.path.join(self._top, PRIVATE_NAMES_REL)]
+    def private_names_checkouts(self) -> list[str]:
+        """The checkouts whose banlists judge a note: this one and, in a linked worktree, the primary."""
+        tops = [self._top]
         if self._primary is not None and self._primary != self._top:
-            files.append(os.path.join(self._primary, PRIVATE_NAMES_REL))
-        return files
+            tops.append(self._primary)
+        return tops
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Repo):

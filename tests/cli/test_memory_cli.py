@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import BY, Run, git
+from tests.foreign import OWNED_BY_OTHER, give_away
 
 ID = re.compile(r"^mem-[0-9]{16}$")
 
@@ -277,3 +278,21 @@ def test_without_git_a_tied_add_is_refused_saying_git_is_missing(
     assert result.code == 1 and "git is not on PATH" in result.err
     assert add(abcd, "t", "--everywhere", env={"PATH": str(bare_path)}).code == 0
     assert os.environ["PATH"]
+
+
+def test_a_note_cannot_be_tied_to_a_repository_another_account_owns_and_the_refusal_says_so(
+    abcd: Run, repo: Path
+) -> None:
+    give_away(repo)
+    asked = subprocess.run(
+        ["git", "rev-list", "--max-parents=0", "HEAD"], cwd=repo, capture_output=True, check=False
+    )
+    if asked.returncode == 0:
+        pytest.skip("this git reads a repository another account owns")
+    result = add(abcd, "A lesson")
+    assert result.code == 1
+    assert result.err.strip() == (
+        f"abcd: refused: {repo}: {OWNED_BY_OTHER}: git does not read a repository another "
+        "account owns, so a note cannot be tied to its root commit; pass --everywhere"
+    )
+    assert add(abcd, "A lesson", "--everywhere").code == 0

@@ -9,6 +9,7 @@ import pytest
 
 from abcd.repo import PRIVATE_NAMES_REL
 from tests.conftest import BY, Result, Run
+from tests.foreign import OWNED_BY_OTHER, give_away
 
 from .samples import TRUE_SECRETS
 
@@ -144,3 +145,29 @@ def test_a_clean_note_still_goes_through(
     result = add(abcd, workdir, "Run ruff before committing; see https://docs.astral.sh/ruff/.")
     assert result.code == 0, result.err
     assert snapshot(home_with_one_note) != before
+
+
+def test_a_private_names_list_in_a_checkout_another_account_owns_refuses_the_add(
+    abcd: Run, repo: Path, home_with_one_note: Path
+) -> None:
+    names = repo / PRIVATE_NAMES_REL
+    names.parent.mkdir(parents=True)
+    names.write_text("Quennell\n", encoding="utf-8")
+    give_away(repo)
+    before = snapshot(home_with_one_note)
+    result = add(abcd, repo, "An innocent lesson about caching.")
+    assert result.code == 1
+    assert result.err.strip() == (
+        f"abcd: refused: gate unavailable: private-names list unreadable: {names} "
+        f"({repo}: {OWNED_BY_OTHER})"
+    )
+    assert snapshot(home_with_one_note) == before
+
+
+def test_a_checkout_another_account_owns_without_a_list_does_not_stop_the_add(
+    abcd: Run, repo: Path, home_with_one_note: Path
+) -> None:
+    (repo / ".abcd").mkdir()
+    give_away(repo, repo / ".abcd")
+    result = add(abcd, repo, "An innocent lesson about caching.")
+    assert result.code == 0, result.err

@@ -26,6 +26,11 @@ def write_list(top: Path, text: str | bytes) -> Path:
     return path
 
 
+def top_of(path: Path) -> Path:
+    """The checkout a banlist at `path` belongs to."""
+    return path.parents[2]
+
+
 def git(cwd: Path, *args: str) -> str:
     out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
     return out.stdout.strip()
@@ -57,7 +62,7 @@ def test_names_are_one_a_line_with_comments_and_blank_lines_skipped(tmp_path: Pa
     path = write_list(
         tmp_path, "# clients\nZorblax Industries\n\n   \n  Quennell  \n#Hidden\nquennell\n"
     )
-    assert load_private_names([path]) == ["Zorblax Industries", "Quennell"]
+    assert load_private_names([top_of(path)]) == ["Zorblax Industries", "Quennell"]
 
 
 def test_a_name_matches_whole_word_and_ignoring_case() -> None:
@@ -88,12 +93,12 @@ def test_names_with_regex_characters_match_literally() -> None:
 
 
 def test_an_absent_list_contributes_nothing(tmp_path: Path) -> None:
-    assert load_private_names([tmp_path / PRIVATE_NAMES_REL, tmp_path / "nope.txt"]) == []
+    assert load_private_names([tmp_path, tmp_path / "nope"]) == []
 
 
 def _refusal(path: Path) -> Refused:
     with pytest.raises(Refused) as info:
-        load_private_names([path])
+        load_private_names([top_of(path)])
     return info.value
 
 
@@ -152,9 +157,9 @@ def test_a_linked_worktree_is_judged_against_its_own_list_and_the_primary_checko
     (linked / "src").mkdir()
     repo = find_repo(linked / "src")
     assert repo is not None
-    files = repo.private_names_files()
-    assert files == [str(linked / PRIVATE_NAMES_REL), str(primary / PRIVATE_NAMES_REL)]
-    names = load_private_names(files)
+    checkouts = repo.private_names_checkouts()
+    assert checkouts == [str(linked), str(primary)]
+    names = load_private_names(checkouts)
     assert names == ["Zorblax", "Quennell"]
     for text in ("notes on quennell", "notes on zorblax"):
         finding = judge_note("t", text, ["w"], private_names=names)
@@ -164,7 +169,7 @@ def test_a_linked_worktree_is_judged_against_its_own_list_and_the_primary_checko
     # The primary checkout sees only its own list.
     primary_repo = find_repo(primary)
     assert primary_repo is not None
-    assert load_private_names(primary_repo.private_names_files()) == ["Quennell"]
+    assert load_private_names(primary_repo.private_names_checkouts()) == ["Quennell"]
 
 
 def test_an_unreadable_primary_list_refuses_in_a_linked_worktree(tmp_path: Path) -> None:
@@ -173,7 +178,7 @@ def test_an_unreadable_primary_list_refuses_in_a_linked_worktree(tmp_path: Path)
     repo = find_repo(linked)
     assert repo is not None
     with pytest.raises(Refused) as info:
-        load_private_names(repo.private_names_files())
+        load_private_names(repo.private_names_checkouts())
     assert info.value.kind == UNREADABLE
 
 

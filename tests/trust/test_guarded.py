@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from abcd.errors import TrustError
-from abcd.trust import Home, read_repo_file, shown
+from abcd.trust import Checkout, CheckoutRefused, Home, shown
 from tests.conftest import BY, Run
 from tests.journal.helpers import append_adds
 
@@ -56,7 +56,7 @@ def test_a_file_owned_by_another_account_is_refused(abcd_home: Path) -> None:
     home = make_home(abcd_home)
     (abcd_home / "rules.json").write_text("{}")
     os.chown(abcd_home / "rules.json", OTHER_UID, OTHER_UID)
-    with home, pytest.raises(TrustError, match="another account"):
+    with home, pytest.raises(TrustError, match=f"owned by uid {OTHER_UID}, not you"):
         home.read("rules.json", 1024)
 
 
@@ -101,10 +101,107 @@ def test_an_absent_file_is_none_and_creates_nothing(abcd_home: Path) -> None:
 def test_a_repository_file_behind_a_symlink_is_refused(tmp_path: Path) -> None:
     target = tmp_path / "t.json"
     target.write_text("{}")
-    link = tmp_path / "memory.json"
-    link.symlink_to(target)
-    with pytest.raises(TrustError, match="symlink"):
-        read_repo_file(link, 1024)
+    (tmp_path / ".abcd").mkdir()
+    (tmp_path / ".abcd" / "memory.json").symlink_to(target)
+    with Checkout.open(tmp_path) as checkout, pytest.raises(TrustError, match="symlink"):
+        checkout.read("memory.json", 1024)
+
+
+def _checkout(tmp_path: Path) -> Path:
+    top = tmp_path / "clone"
+    (top / ".git").mkdir(parents=True)
+    (top / ".abcd" / "memory").mkdir(parents=True)
+    (top / ".abcd" / "rules.json").write_text("{}")
+    return top
+
+
+def _refusal(top: Path) -> str:
+    with Checkout.open(top) as checkout:
+        assert checkout.refused is not None
+        with pytest.raises(CheckoutRefused) as caught:
+            checkout.read("rules.json", 1024)
+        with pytest.raises(CheckoutRefused):
+            checkout.open_dir("memory")
+    return str(caught.value)
+
+
+def as_root() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("changing a file's owner needs root; CI runs as root")
+
+
+def test_a_checkout_whose_top_folder_another_account_owns_is_refused_naming_it(
+    tmp_path: Path,
+) -> None:
+    as_root()
+    top = _checkout(tmp_path)
+    os.chown(top, OTHER_UID, OTHER_UID)
+    assert _refusal(top) == f"{top}: owned by uid {OTHER_UID}, not you"
+
+
+def test_a_checkout_whose_git_another_account_owns_is_refused(tmp_path: Path) -> None:
+    as_root()
+    top = _checkout(tmp_path)
+    os.chown(top / ".git", OTHER_UID, OTHER_UID)
+    assert _refusal(top) == f"{top}/.git: owned by uid {OTHER_UID}, not you"
+
+
+def test_a_linked_worktrees_git_file_another_account_owns_is_refused(tmp_path: Path) -> None:
+    as_root()
+    top = _checkout(tmp_path)
+    (top / ".git").rmdir()
+    (top / ".git").write_text("gitdir: /elsewhere/.git/worktrees/clone\n")
+    os.chown(top / ".git", OTHER_UID, OTHER_UID)
+    assert _refusal(top) == f"{top}/.git: owned by uid {OTHER_UID}, not you"
+
+
+def test_an_abcd_folder_another_account_owns_is_refused(tmp_path: Path) -> None:
+    as_root()
+    top = _checkout(tmp_path)
+    os.chown(top / ".abcd", OTHER_UID, OTHER_UID)
+    assert _refusal(top) == f"{top}/.abcd: owned by uid {OTHER_UID}, not you"
+
+
+def test_a_symlinked_abcd_folder_is_refused(tmp_path: Path) -> None:
+    top = _checkout(tmp_path)
+    (top / ".abcd").rename(tmp_path / "elsewhere")
+    (top / ".abcd").symlink_to(tmp_path / "elsewhere")
+    assert "symlink" in _refusal(top)
+
+
+def test_a_world_writable_abcd_folder_is_refused_and_a_group_writable_one_read(
+    tmp_path: Path,
+) -> None:
+    top = _checkout(tmp_path)
+    os.chmod(top / ".abcd", 0o775)
+    os.chmod(top / ".abcd" / "rules.json", 0o664)
+    with Checkout.open(top) as checkout:
+        assert checkout.read("rules.json", 1024) == b"{}"
+    os.chmod(top / ".abcd", 0o777)
+    assert _refusal(top) == f"{top}/.abcd: writable by others"
+
+
+def test_a_file_another_account_owns_in_a_checkout_of_ones_own_is_refused(
+    tmp_path: Path,
+) -> None:
+    as_root()
+    top = _checkout(tmp_path)
+    os.chown(top / ".abcd" / "rules.json", OTHER_UID, OTHER_UID)
+    with Checkout.open(top) as checkout:
+        assert checkout.refused is None
+        with pytest.raises(TrustError, match=f"rules.json: owned by uid {OTHER_UID}, not you"):
+            checkout.read("rules.json", 1024)
+
+
+def test_a_foreign_checkout_without_an_abcd_folder_is_nothing_to_refuse(tmp_path: Path) -> None:
+    as_root()
+    top = tmp_path / "clone"
+    (top / ".git").mkdir(parents=True)
+    os.chown(top, OTHER_UID, OTHER_UID)
+    with Checkout.open(top) as checkout:
+        assert checkout.refused is None
+        assert checkout.read("rules.json", 1024) is None
+        assert checkout.open_dir("memory") is None
 
 
 def test_paths_under_the_persons_home_are_shown_in_tilde_form(tmp_path: Path) -> None:

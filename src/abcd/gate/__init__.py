@@ -7,7 +7,7 @@ the matched text. It refuses, it never redacts (docs/gate.md says why).
 Public API:
 
 - `judge_note(title, body, recall, *, private_names=(), home=None) -> Finding | None`
-- `load_private_names(files) -> list[str]`
+- `load_private_names(checkouts) -> list[str]`
 - `Finding(kind, field)`
 
 Importing this package is cheap (no `re`, no `dataclasses`): each rule is

@@ -2,8 +2,10 @@
 
 The list is `<repo>/.abcd/.work.local/private-names.txt`: one name a line,
 lines starting with `#` are comments, blank lines are skipped. In a linked
-worktree the caller passes both this checkout's list and the primary
-checkout's (`Repo.private_names_files()`).
+worktree the caller passes both this checkout and the primary checkout
+(`Repo.private_names_checkouts()`). A list is read through the checkout's
+guarded layer (`abcd.trust.Checkout`): one that another account owns, or in
+a checkout another account owns, cannot be read.
 
 A name matches whole-word and case-insensitively; a name of several words
 matches across any run of whitespace (`Acme  Corp` on two lines still matches).
@@ -43,26 +45,37 @@ def parse_private_names(text: str) -> list[str]:
     return names
 
 
-def load_private_names(files: Sequence[str | PathLike[str]]) -> list[str]:
-    """Names from each banlist file that exists, in the order given.
+def load_private_names(checkouts: Sequence[str | PathLike[str]]) -> list[str]:
+    """Names from the banlist of each checkout (its top folder) that has one, in the order given.
 
-    An absent file contributes nothing. A file that exists but cannot be read
-    (permissions, a symlink, not a regular file, too large, not UTF-8) raises
-    `Refused("gate unavailable: private-names list unreadable", detail=<file in ~/ form>)`.
+    An absent list contributes nothing. A list that exists but cannot be read
+    (permissions, a symlink, not a regular file, too large, not UTF-8, owned
+    by another account or in a checkout another account owns) raises
+    `Refused("gate unavailable: private-names list unreadable", detail=<file in ~/ form>)`,
+    the detail followed by the trust check that failed, in brackets.
     """
+    import os
+
     from abcd.errors import AbcdError, Refused
-    from abcd.trust.guarded import read_repo_file, shown
+    from abcd.repo import PRIVATE_NAMES, PRIVATE_NAMES_REL
+    from abcd.trust.guarded import Checkout, shown
 
     names: list[str] = []
     seen: set[str] = set()
-    for path in files:
+    for top in checkouts:
+        path = os.path.join(top, PRIVATE_NAMES_REL)
         try:
-            data = read_repo_file(path, PRIVATE_NAMES_MAX_BYTES)
+            with Checkout.open(top) as checkout:
+                data = checkout.read(PRIVATE_NAMES, PRIVATE_NAMES_MAX_BYTES)
             if data is None:
                 continue
             text = data.decode("utf-8-sig")
-        except (AbcdError, OSError, UnicodeDecodeError, ValueError):
-            # The trust error names the file and why; the refusal names the file only.
+        except AbcdError as err:
+            if not os.path.lexists(path):
+                continue  # a refused checkout with no list: nothing of it would be read
+            # The check names a path and a reason, never the list's content.
+            raise Refused(UNREADABLE, detail=f"{shown(path)} ({err})") from None
+        except (OSError, UnicodeDecodeError, ValueError):
             raise Refused(UNREADABLE, detail=shown(path)) from None
         for name in parse_private_names(text):
             if name.casefold() not in seen:

@@ -1,20 +1,20 @@
 """The project's promoted notes: `<repo>/.abcd/memory.json`, the seed schema without `root`.
 
-People write this file in reviewed commits; this tool only reads it. A file
-that fails to read, decode or validate is a `CorruptFile`/`TrustError`
-naming it; an absent file is no notes and costs nothing.
+People write this file in reviewed commits; this tool only reads it, through
+the checkout's guarded layer (`abcd.trust.Checkout`). A file that fails to
+read, decode or validate, or a checkout another account owns, is a
+`CorruptFile`/`TrustError` naming it; an absent file is no notes and costs
+nothing.
 """
 
 from __future__ import annotations
-
-import os
 
 import msgspec
 
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
 from abcd.errors import CorruptFile
-from abcd.repo import PROJECT_MEMORY_REL, Repo
-from abcd.trust import read_repo_file, shown
+from abcd.repo import PROJECT_MEMORY, Repo
+from abcd.trust import Checkout
 
 
 class ProjectNote(msgspec.Struct, kw_only=True, frozen=True):
@@ -42,16 +42,17 @@ def read_project_notes(repo: Repo | None) -> tuple[ProjectNote, ...]:
     """The notes in the project's file; empty outside a repository or without the file."""
     if repo is None:
         return ()
-    path = os.path.join(repo.top, PROJECT_MEMORY_REL)
-    data = read_repo_file(path, VIEW_MAX_BYTES)
+    with Checkout.open(repo.top) as checkout:
+        data = checkout.read(PROJECT_MEMORY, VIEW_MAX_BYTES)
+        name = checkout.shown(PROJECT_MEMORY)
     if data is None:
         return ()
     try:
         parsed = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
-        raise CorruptFile(shown(path), f"not a memory file ({err})") from None
+        raise CorruptFile(name, f"not a memory file ({err})") from None
     if parsed.schema_version > VIEW_SCHEMA_VERSION:
         raise CorruptFile(
-            shown(path), f"schema_version {parsed.schema_version} is newer than this abcd reads"
+            name, f"schema_version {parsed.schema_version} is newer than this abcd reads"
         )
     return parsed.notes

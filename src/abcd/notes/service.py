@@ -24,6 +24,7 @@ from abcd.notes.project import ProjectNote, read_project_notes
 from abcd.recall.index import project_index
 from abcd.repo import Repo, find_repo
 from abcd.trust import Home
+from abcd.trust.guarded import foreign_repository
 
 # Caches derived from the view, written with it under the journal lock.
 PROJECTIONS = (project_index,)
@@ -46,7 +47,7 @@ class Judged:
 
 def judge(drafts: Sequence[Draft], repo: Repo | None) -> list[Judged | Refused]:
     """Each draft through the gate; a refusal is returned in its place, never raised."""
-    names = load_private_names(repo.private_names_files()) if repo else []
+    names = load_private_names(repo.private_names_checkouts()) if repo else []
     home = os.environ.get("HOME")
     out: list[Judged | Refused] = []
     for draft in drafts:
@@ -67,6 +68,16 @@ def judge(drafts: Sequence[Draft], repo: Repo | None) -> list[Judged | Refused]:
             )
             continue
         root = repo.root_commit
+        foreign = foreign_repository(repo.top) if root is None else None
+        if foreign is not None:
+            out.append(
+                Refused(
+                    "repository owned by another account",
+                    message=f"refused: {foreign}: git does not read a repository another account "
+                    "owns, so a note cannot be tied to its root commit; pass --everywhere",
+                )
+            )
+            continue
         if root is None:
             out.append(
                 Refused(

@@ -40,6 +40,7 @@ from abcd.recall.terms import Prompt, Term, scan, term_of, warm, words
 from abcd.rules import load as load_rules
 from abcd.rules import match as match_rules
 from abcd.rules.render import fence, fit, render_domain
+from abcd.trust.guarded import Checkout, CheckoutRefused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -217,16 +218,18 @@ def _size(text: str) -> int:
 
 def _load_items(
     home: Home | None,
-    repo: Repo | None,
+    checkout: Checkout | None,
     outcome: Outcome,
     *,
     machine_notes: bool,
     cache: StemCache | None,
 ) -> list[Item]:
     items: list[Item] = []
-    if repo is not None:
+    if checkout is not None and checkout.refused is not None:
+        checkout = None  # named once, with the rules (`_fresh`): nothing in it is read
+    if checkout is not None:
         try:
-            items += read_project_notes(str(repo.top), cache)
+            items += read_project_notes(checkout, cache)
         except AbcdError as err:
             outcome.problems.append(Problem("note", f"project notes unreadable: {err}"))
     try:
@@ -234,8 +237,8 @@ def _load_items(
             items += read_machine_notes(home)
     except AbcdError as err:
         outcome.problems.append(Problem("note", f"machine notes unreadable: {err}"))
-    if repo is not None:
-        pages, problems = read_workspace_pages(str(repo.top), cache)
+    if checkout is not None:
+        pages, problems = read_workspace_pages(checkout, cache)
         items += pages
         outcome.problems += problems
     pages, problems = read_machine_pages(home, cache)
@@ -384,18 +387,41 @@ def recall(
 ) -> Outcome:
     """Decide what this prompt brings back; `ledger` `None` means a fresh session.
 
+    The checkout's layer (`.abcd/`) is opened once, checked (a checkout another
+    account owns is refused and named), and closed before this returns.
+    """
+    checkout = Checkout.open(repo.top) if repo is not None else None
+    try:
+        return _recall_in(prompt_text, home, repo, checkout, bracket, ledger, use_index, stems)
+    finally:
+        if checkout is not None:
+            checkout.close()
+
+
+def _recall_in(
+    prompt_text: str,
+    home: Home | None,
+    repo: Repo | None,
+    checkout: Checkout | None,
+    bracket: Bracket,
+    ledger: Ledger | None,
+    use_index: bool,
+    stems: StemCache | None,
+) -> Outcome:
+    """`recall`, its checkout open.
+
     With `use_index`, machine notes come through `memory.idx` when it is
     usable (the hook); without it every machine note is read, so each one
     can be listed with the reason it was withheld (the diagnostic). `stems`,
     when given, supplies the stems of items stemmed at an earlier prompt (the
     hook saves it afterwards; the engine itself writes nothing).
     """
-    rules = load_rules(home, repo.top if repo is not None else None)
+    rules = load_rules(home, checkout)
     prompt = Prompt(scan(prompt_text))
     outcome = _fresh(bracket, rules)
     indexed = _open_index(home, outcome) if use_index else None
     try:
-        _recall(prompt, home, repo, rules, bracket, ledger, indexed, outcome, stems)
+        _recall(prompt, home, repo, checkout, rules, bracket, ledger, indexed, outcome, stems)
     except _INDEX_DAMAGE as err:
         if indexed is None:
             raise
@@ -408,7 +434,7 @@ def recall(
                 f"machine index unreadable ({type(err).__name__}: {err}); read the view instead",
             )
         )
-        _recall(prompt, home, repo, rules, bracket, ledger, None, outcome, stems)
+        _recall(prompt, home, repo, checkout, rules, bracket, ledger, None, outcome, stems)
         return outcome
     except BaseException:
         if indexed is not None:
@@ -427,7 +453,11 @@ def _fresh(bracket: Bracket, rules: RuleSet) -> Outcome:
     outcome = Outcome(bracket)
     outcome.rules = rules
     for problem in rules.problems:
-        outcome.problems.append(Problem("rules", str(problem)))
+        if isinstance(problem, CheckoutRefused):  # one line for the whole layer
+            text = f"{problem}; this checkout's rules, notes and pages are not read"
+            outcome.problems.append(Problem("checkout", text))
+        else:
+            outcome.problems.append(Problem("rules", str(problem)))
     return outcome
 
 
@@ -435,6 +465,7 @@ def _recall(
     prompt: Prompt,
     home: Home | None,
     repo: Repo | None,
+    checkout: Checkout | None,
     rules: RuleSet,
     bracket: Bracket,
     ledger: Ledger | None,
@@ -444,7 +475,7 @@ def _recall(
 ) -> Outcome:
     loaded = _load_items(
         home,
-        repo,
+        checkout,
         outcome,
         machine_notes=indexed is None and not outcome.machine_withheld,
         cache=stems,

@@ -7,8 +7,12 @@
 
 A page opens with YAML frontmatter holding `recall:` (a list) and, usually,
 `summary:`; its title is the summary, else its first `#` heading, else its
-file name; its body is the rest. Only these four places are ever opened
-(SPEC P5). A layer or page that cannot be read is returned as a problem (a
+file name; its body is the rest; its recency (for ties) is its `updated:`
+date, else its `date:`, else none: what the page says, the same in every
+clone, never its file's modification time. Only these four places are ever
+opened (SPEC P5); the repository's two through the checkout's guarded
+layer (`abcd.trust.Checkout`), which refuses a checkout another account
+owns. A layer or page that cannot be read is returned as a problem (a
 value), never raised, so the other layers still come back.
 
 On the hook's path: imports `json`, `os`, `stat`, `abcd.digest` and the lean
@@ -26,8 +30,15 @@ from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, CorruptFile, TrustError
 from abcd.recall.bm25f import Doc
-from abcd.repo import PROJECT_MEMORY_REL, PROJECT_PAGES_REL
-from abcd.trust.guarded import Home, open_at, read_repo_file, shown
+from abcd.repo import PROJECT_MEMORY, PROJECT_MEMORY_REL, PROJECT_PAGES, PROJECT_PAGES_REL
+from abcd.trust.guarded import (
+    CHECKOUT_WRITABLE,
+    HOME_WRITABLE,
+    Checkout,
+    Home,
+    check_owner_and_mode,
+    open_at,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -175,42 +186,51 @@ def _project_note(fields: tuple[str, str, str, tuple[str, ...], str], stem_key: 
     )
 
 
-def _lstat(name: str, dir_fd: int | None = None) -> os.stat_result | None:
-    """The entry itself (a link is not followed), or `None`; only a regular file is ever reused."""
+def _lstat(
+    name: str, dir_fd: int, max_bytes: int, writable: int = CHECKOUT_WRITABLE
+) -> os.stat_result | None:
+    """The entry itself (a link is not followed) when a read would pass it: a regular file within
+    `max_bytes`, this account's, without the `writable` bits; else `None`, and the read names why."""
     try:
         st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return None
-    return st if stat.S_ISREG(st.st_mode) else None
+    if (
+        not stat.S_ISREG(st.st_mode)
+        or st.st_size > max_bytes
+        or st.st_uid != os.geteuid()
+        or st.st_mode & writable
+    ):
+        return None
+    return st
 
 
-def read_project_notes(top: str, cache: ParsedFiles | None = None) -> list[Item]:
+def read_project_notes(checkout: Checkout, cache: ParsedFiles | None = None) -> list[Item]:
     """The notes in `<top>/.abcd/memory.json`; `CorruptFile`/`TrustError` when it cannot be used.
 
     With `cache`, a file whose stat matches the one its notes were parsed
     under is not read again (see `abcd.recall.stemcache`).
     """
-    path = os.path.join(top, PROJECT_MEMORY_REL)
     st, read_ns = None, 0
-    if cache is not None:
+    if cache is not None and checkout.fd >= 0 and checkout.refused is None:
         read_ns = time.time_ns()
-        st = _lstat(path)
-        if st is not None and st.st_size <= VIEW_MAX_BYTES:
+        st = _lstat(PROJECT_MEMORY, checkout.fd, VIEW_MAX_BYTES)
+        if st is not None:
             parsed = cache.parsed(PROJECT_MEMORY_REL, st)
             if parsed is not None:
                 at = _stem_key(PROJECT_MEMORY_REL, st)
                 return [_project_note(fields, f"{at}:{n}") for n, fields in enumerate(parsed)]
-    items = _parse_project_notes(path)
+    items = _parse_project_notes(checkout)
     if cache is not None and st is not None:
         cache.keep(PROJECT_MEMORY_REL, st, read_ns, [_note_fields(i) for i in items])
     return items
 
 
-def _parse_project_notes(path: str) -> list[Item]:
-    data = read_repo_file(path, VIEW_MAX_BYTES)
+def _parse_project_notes(checkout: Checkout) -> list[Item]:
+    data = checkout.read(PROJECT_MEMORY, VIEW_MAX_BYTES)
     if data is None:
         return []
-    name = shown(path)
+    name = checkout.shown(PROJECT_MEMORY)
     try:
         doc: Any = fastjson.loads(data)
     except ValueError as err:
@@ -304,7 +324,49 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     return meta, rest
 
 
-def page_item(name: str, text: str, layer: str, recency: str) -> Item:
+# The frontmatter fields a page's recency is read from, first found first; an ISO date, or a UTC
+# time `YYYY-MM-DDTHH:MM[:SS[.ffffff]]Z`, so that recencies compare as text.
+RECENCY_FIELDS = ("updated", "date")
+
+
+def _is_digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def is_recency(value: str) -> bool:
+    """An ISO date (`2026-10-12`), or one with a UTC time (`2026-10-12T09:30Z`, seconds optional)."""
+    date, sep, clock = value.partition("T")
+    parts = date.split("-")
+    if len(parts) != 3 or [len(p) for p in parts] != [4, 2, 2] or not all(map(_is_digits, parts)):
+        return False
+    if not sep:
+        return True
+    if not clock.endswith("Z"):
+        return False
+    hms, _, fraction = clock[:-1].partition(".")
+    fields = hms.split(":")
+    return (
+        len(fields) in (2, 3)
+        and all(len(f) == 2 and _is_digits(f) for f in fields)
+        and (not fraction or _is_digits(fraction))
+        and ("." not in clock or len(fields) == 3)
+    )
+
+
+def page_recency(meta: dict[str, Any]) -> str:
+    """The page's own date, from its frontmatter (`updated:`, else `date:`), else `""` (oldest).
+
+    Never the file's modification time: a clone stamps each file with the
+    time it was checked out, so two machines would break the same tie two ways.
+    """
+    for field in RECENCY_FIELDS:
+        value = meta.get(field)
+        if isinstance(value, str) and is_recency(value):
+            return value
+    return ""
+
+
+def page_item(name: str, text: str, layer: str) -> Item:
     """A page as an item; without a `recall:` list its recall is empty and it is never a candidate
     (it still suppresses a machine page of the same name, and the diagnostic names it)."""
     meta, rest = parse_frontmatter(text)
@@ -331,16 +393,11 @@ def page_item(name: str, text: str, layer: str, recency: str) -> Item:
         title=title or name,
         body=body,
         recall=tuple(w.strip() for w in recall if w.strip()),
-        recency=recency,
+        recency=page_recency(meta),
     )
 
 
-def _iso(mtime_ns: int) -> str:
-    seconds, rest = divmod(mtime_ns, 1_000_000_000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{rest // 1000:06d}Z"
-
-
-def _read_page(dfd: int, name: str, shown_name: str, check_owner: bool) -> tuple[str, str]:
+def _read_page(dfd: int, name: str, shown_name: str, writable: int) -> str:
     try:
         fd = open_at(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
     except OSError as err:
@@ -351,15 +408,15 @@ def _read_page(dfd: int, name: str, shown_name: str, check_owner: bool) -> tuple
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise TrustError(shown_name, "is not a regular file")
-        if check_owner and (st.st_uid != os.geteuid() or st.st_mode & 0o022):
-            raise TrustError(shown_name, "owned by another account or writable by others")
+        if st.st_uid != os.geteuid() or st.st_mode & writable:
+            check_owner_and_mode(st, shown_name, writable)
         if st.st_size > PAGE_MAX_BYTES:
             raise TrustError(shown_name, f"larger than its bound of {PAGE_MAX_BYTES} bytes")
         data = os.read(fd, PAGE_MAX_BYTES + 1)
     finally:
         os.close(fd)
     try:
-        return data.decode("utf-8"), _iso(st.st_mtime_ns)
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise CorruptFile(shown_name, "not UTF-8 text") from None
 
@@ -368,12 +425,13 @@ def _scan_pages(
     dfd: int,
     folder_shown: str,
     layer: str,
-    check_owner: bool,
+    writable: int,
     cache: ParsedFiles | None = None,
     prefix: str = "",
 ) -> tuple[list[Item], list[Problem]]:
-    """The pages of one folder. With `cache`, a page whose stat matches the one it was parsed under
-    (and passes the checks a read would make) is not read again; `prefix` names the folder there."""
+    """The pages of one folder, each this account's and without the `writable` mode bits. With
+    `cache`, a page whose stat matches the one it was parsed under (and passes the checks a read
+    would make) is not read again; `prefix` names the folder there."""
     items: list[Item] = []
     problems: list[Problem] = []
     for name in sorted(os.listdir(dfd)):
@@ -382,12 +440,7 @@ def _scan_pages(
         st, read_ns = None, 0
         if cache is not None:
             read_ns = time.time_ns()
-            st = _lstat(name, dfd)
-            if st is not None and (
-                st.st_size > PAGE_MAX_BYTES
-                or (check_owner and (st.st_uid != os.geteuid() or st.st_mode & 0o022))
-            ):
-                st = None  # the read below names what is wrong with it
+            st = _lstat(name, dfd, PAGE_MAX_BYTES, writable)  # else the read names what is wrong
             parsed = cache.parsed(prefix + name, st) if st is not None else None
             if parsed is not None and st is not None:
                 title, body, recall, recency = parsed
@@ -406,30 +459,38 @@ def _scan_pages(
                 continue
         shown_name = f"{folder_shown}/{name}"
         try:
-            text, recency = _read_page(dfd, name, shown_name, check_owner)
+            text = _read_page(dfd, name, shown_name, writable)
         except AbcdError as err:
             problems.append(Problem("page", str(err)))
             continue
-        item = page_item(name, text, layer, recency)
+        item = page_item(name, text, layer)
         if cache is not None and st is not None:
-            cache.keep(prefix + name, st, read_ns, (item.title, item.body, item.recall, recency))
+            cache.keep(
+                prefix + name, st, read_ns, (item.title, item.body, item.recall, item.recency)
+            )
         items.append(item)
     return items, problems
 
 
 def read_workspace_pages(
-    top: str, cache: ParsedFiles | None = None
+    checkout: Checkout, cache: ParsedFiles | None = None
 ) -> tuple[list[Item], list[Problem]]:
-    """Pages at the top of `<top>/.abcd/memory/` (the folder itself is never followed if a link)."""
-    path = os.path.join(top, PROJECT_PAGES_REL)
+    """Pages at the top of `<top>/.abcd/memory/`, through the checkout's checks (no link followed)."""
     try:
-        dfd = open_at(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
+        dfd = checkout.open_dir(PROJECT_PAGES)
+    except AbcdError as err:
+        return [], [Problem("page", str(err))]
+    if dfd is None:
         return [], []
-    except OSError:
-        return [], [Problem("page", f"{shown(path)}: is a symlink or not a folder")]
     try:
-        return _scan_pages(dfd, shown(path), "workspace", False, cache, f"{PROJECT_PAGES_REL}/")
+        return _scan_pages(
+            dfd,
+            checkout.shown(PROJECT_PAGES),
+            "workspace",
+            CHECKOUT_WRITABLE,
+            cache,
+            f"{PROJECT_PAGES_REL}/",
+        )
     finally:
         os.close(dfd)
 
@@ -447,6 +508,8 @@ def read_machine_pages(
     if dfd is None:
         return [], []
     try:
-        return _scan_pages(dfd, home.shown(MACHINE_PAGES_REL), "machine", True, cache, "~machine/")
+        return _scan_pages(
+            dfd, home.shown(MACHINE_PAGES_REL), "machine", HOME_WRITABLE, cache, "~machine/"
+        )
     finally:
         os.close(dfd)

@@ -24,8 +24,8 @@ that a stale entry is never used:
   within the file system's timestamp granularity of the read can never leave
   an entry that matches new content (git's "racily clean" rule). A reused
   file is still checked as a read would check it (a regular file, not a
-  link, within its bound, and for machine pages owned by this account and
-  not writable by others); only its bytes are not read again;
+  link, within its bound, owned by this account and not writable by others,
+  nor for machine pages by its group); only its bytes are not read again;
 - **note numbers**: the machine index's numbers of the ids the index must
   set aside (promoted, removed or newer notes), under the index's format,
   checkpoint and count and a digest of the ids, so a checkout's promoted ids
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from abcd.recall.terms import Term
     from abcd.trust.guarded import Home
 
-FORMAT = 4
+FORMAT = 5  # 5: a page's recency is its frontmatter date, no longer its mtime
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024
 # A file modified this close to its read may change again within one timestamp tick (a coarse

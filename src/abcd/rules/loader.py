@@ -5,8 +5,9 @@ field -> drop what cannot render -> a `RuleSet`, with every note and problem
 as a value (SPEC sections 6 and 7).
 
 - The machine layer is `<home>/rules.json`, read through `Home.read`; the
-  repository's is `<repo top>/.abcd/rules.json`, read through
-  `read_repo_file`. Later layers override earlier ones.
+  repository's is `<repo top>/.abcd/rules.json`, read through the checkout's
+  `Checkout.read` (a checkout another account owns is refused, naming what
+  it owns). Later layers override earlier ones.
 - A layer that names a domain an earlier layer named overrides it field by
   field (a field it leaves out stays the earlier layer's), and the domain's
   heading says whose words these are: `(repo override)` when the project's
@@ -29,9 +30,9 @@ from abcd import fastjson
 from abcd.constants import RULES_MAX_BYTES
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, StorageError
-from abcd.repo import PROJECT_RULES_REL, find_repo
+from abcd.repo import PROJECT_RULES, find_repo
 from abcd.rules.schema import Layer, parse_layer
-from abcd.trust.guarded import Home, locate_home, read_repo_file, shown
+from abcd.trust.guarded import Checkout, Home, locate_home, shown
 from abcd.value import Value
 
 # The prompt hook loads the rules on every prompt: slotted `Value`s and
@@ -258,12 +259,11 @@ def _read_machine(home: Home | None, home_path: str) -> _Read:
     return _Read(layer, LayerStatus("machine", name, "absent" if layer is None else "read"))
 
 
-def _read_repo(repo_top: str) -> _Read:
-    path = os.path.join(repo_top, PROJECT_RULES_REL)
-    name = shown(path)
+def _read_repo(checkout: Checkout) -> _Read:
+    name = checkout.shown(PROJECT_RULES)
     try:
         try:
-            data = read_repo_file(path, RULES_MAX_BYTES)
+            data = checkout.read(PROJECT_RULES, RULES_MAX_BYTES)
         except OSError as err:
             raise StorageError(f"{name}: {err.strerror or err}") from err
         layer = None if data is None else parse_layer(data, "repo", name)
@@ -286,10 +286,10 @@ def _assemble(reads: Sequence[_Read]) -> RuleSet:
 
 def load(
     home: Home | None,
-    repo_top: str | os.PathLike[str] | None,
+    checkout: Checkout | None,
     home_path: str | os.PathLike[str] | None = None,
 ) -> RuleSet:
-    """Both layers through an open home (`None`: absent) and a repository top (`None`: outside one).
+    """Both layers through an open home (`None`: absent) and a checkout (`None`: outside one).
 
     `home_path` names the machine file when the home is absent (default: where it would be).
     """
@@ -297,28 +297,32 @@ def load(
     if machine is None:
         machine = os.fspath(home_path) if home_path else locate_home()
     reads = [_read_machine(home, machine)]
-    if repo_top is not None:
-        reads.append(_read_repo(os.fspath(repo_top)))
+    if checkout is not None:
+        reads.append(_read_repo(checkout))
     return _assemble(reads)
 
 
 def load_here(start: str | os.PathLike[str] | None = None) -> RuleSet:
     """Open the home, find the repository holding `start` (default: here), load both layers."""
     repo = find_repo(start)
-    repo_top = repo.top if repo is not None else None
+    checkout = Checkout.open(repo.top) if repo is not None else None
     home_path = locate_home()
     try:
-        home = Home.open(home_path)
-    except AbcdError as err:
-        status = LayerStatus(
-            "machine", shown(os.path.join(home_path, MACHINE_RULES_REL)), "refused"
-        )
-        reads = [_Read(None, status, err)]
-        if repo_top is not None:
-            reads.append(_read_repo(repo_top))
-        return _assemble(reads)
-    try:
-        return load(home, repo_top, home_path)
+        try:
+            home = Home.open(home_path)
+        except AbcdError as err:
+            status = LayerStatus(
+                "machine", shown(os.path.join(home_path, MACHINE_RULES_REL)), "refused"
+            )
+            reads = [_Read(None, status, err)]
+            if checkout is not None:
+                reads.append(_read_repo(checkout))
+            return _assemble(reads)
+        try:
+            return load(home, checkout, home_path)
+        finally:
+            if home is not None:
+                home.close()
     finally:
-        if home is not None:
-            home.close()
+        if checkout is not None:
+            checkout.close()

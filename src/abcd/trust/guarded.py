@@ -1,4 +1,4 @@
-"""The home, opened once with `O_NOFOLLOW|O_DIRECTORY`, and `dir_fd`-relative opens below it.
+"""The home and a checkout's `.abcd/`, each opened once, and `dir_fd`-relative opens below them.
 
 Every open the tool makes goes through `open_at`, one seam a test can wrap to
 record what was opened (SPEC P5). Failures are `TrustError`s naming the file
@@ -20,6 +20,7 @@ from abcd.errors import StorageError, TrustError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
+    from typing import Self
 
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW
@@ -49,11 +50,21 @@ def shown(path: str | os.PathLike[str]) -> str:
     return text
 
 
-def _check_owner_and_mode(st: os.stat_result, name: str) -> None:
+CHECKOUT_LAYER = ".abcd"  # a checkout's layer: its folder under the repository's top
+
+# Who may write what a scope holds besides its owner: no one for the home; the group for a
+# checkout, whose files git writes under the person's umask (docs/decisions.md).
+HOME_WRITABLE = 0o022
+CHECKOUT_WRITABLE = 0o002
+
+
+def check_owner_and_mode(st: os.stat_result, name: str, writable: int = HOME_WRITABLE) -> None:
+    """Refuse what another account owns, or what the `writable` mode bits let others change."""
     if st.st_uid != os.geteuid():
-        raise TrustError(name, "owned by another account")
-    if st.st_mode & 0o022:
-        raise TrustError(name, "writable by group or others")
+        raise TrustError(name, f"owned by uid {st.st_uid}, not you")
+    if st.st_mode & writable:
+        who = "group or others" if writable & 0o020 else "others"
+        raise TrustError(name, f"writable by {who}")
 
 
 def _is_link(path: str, dir_fd: int | None) -> bool:
@@ -101,29 +112,6 @@ def _read_bounded(fd: int, st: os.stat_result, max_bytes: int, name: str) -> byt
     return b"".join(chunks)
 
 
-def read_repo_file(path: str | os.PathLike[str], max_bytes: int) -> bytes | None:
-    """Read a file a repository carries: a regular file, not a symlink, within its bound.
-
-    Repository files are reviewed in commits, so ownership and mode are not
-    judged (a CI checkout belongs to whoever cloned it); the final component
-    is still never followed. `None` when absent.
-    """
-    text = os.fspath(path)
-    try:
-        fd = open_at(text, _READ_FLAGS)
-    except FileNotFoundError:
-        return None
-    except OSError as err:
-        raise _open_error(err, shown(text), text) from err
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise TrustError(shown(text), "is not a regular file")
-        return _read_bounded(fd, st, max_bytes, shown(text))
-    finally:
-        os.close(fd)
-
-
 class _Folder:
     """`with home.folder(rel) as dfd:` a folder descriptor (or `None`), closed on exit."""
 
@@ -143,47 +131,25 @@ class _Folder:
             os.close(self.fd)
 
 
-class Home:
-    """The machine home, held open as a folder descriptor for `dir_fd`-relative opens."""
+class _Scope:
+    """A folder held open as a descriptor, and the checked `dir_fd`-relative opens below it.
+
+    Every folder walked and every file opened is reached without following a
+    link, is owned by this account, and has none of the `writable` mode bits.
+    """
+
+    writable = HOME_WRITABLE
 
     def __init__(self, path: str, fd: int) -> None:
         self.path = path
         self.fd = fd
-
-    # -- opening -------------------------------------------------------------
-
-    @classmethod
-    def open(
-        cls, path: str | os.PathLike[str] | None = None, *, create: bool = False
-    ) -> Home | None:
-        """Open the home; `None` when it is absent and `create` is false."""
-        text = os.fspath(path) if path is not None else locate_home()
-        if create:
-            try:
-                os.mkdir(text, DIR_MODE)
-            except FileExistsError:
-                pass
-            except OSError as err:
-                raise StorageError(f"{shown(text)}: cannot create: {err.strerror}") from err
-        try:
-            fd = open_at(text, _DIR_FLAGS)
-        except FileNotFoundError:
-            return None
-        except OSError as err:
-            raise _open_error(err, shown(text), text) from err
-        try:
-            _check_owner_and_mode(os.fstat(fd), shown(text))
-        except BaseException:
-            os.close(fd)
-            raise
-        return cls(text, fd)
 
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
 
-    def __enter__(self) -> Home:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -200,7 +166,7 @@ class Home:
     # -- folders -------------------------------------------------------------
 
     def open_dir(self, rel: str, *, create: bool = False) -> int | None:
-        """A descriptor of the folder `rel` below the home, every step opened without following.
+        """A descriptor of the folder `rel` below the scope, every step opened without following.
 
         `None` when a step is absent and `create` is false. The caller closes it.
         """
@@ -228,8 +194,8 @@ class Home:
                 os.close(fd)
                 fd = child
                 st = os.fstat(fd)
-                if st.st_uid != os.geteuid() or st.st_mode & 0o022:
-                    _check_owner_and_mode(st, self.shown(walked))
+                if st.st_uid != os.geteuid() or st.st_mode & self.writable:
+                    check_owner_and_mode(st, self.shown(walked), self.writable)
             return fd
         except BaseException:
             os.close(fd)
@@ -267,8 +233,8 @@ class Home:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise TrustError(self.shown(rel), "is not a regular file")
-            if st.st_uid != os.geteuid() or st.st_mode & 0o022:
-                _check_owner_and_mode(st, self.shown(rel))
+            if st.st_uid != os.geteuid() or st.st_mode & self.writable:
+                check_owner_and_mode(st, self.shown(rel), self.writable)
         except BaseException:
             os.close(fd)
             raise
@@ -286,6 +252,38 @@ class Home:
             raise StorageError(f"{self.shown(rel)}: {err.strerror}") from err
         finally:
             os.close(fd)
+
+
+class Home(_Scope):
+    """The machine home, held open as a folder descriptor for `dir_fd`-relative opens."""
+
+    # -- opening -------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str] | None = None, *, create: bool = False
+    ) -> Home | None:
+        """Open the home; `None` when it is absent and `create` is false."""
+        text = os.fspath(path) if path is not None else locate_home()
+        if create:
+            try:
+                os.mkdir(text, DIR_MODE)
+            except FileExistsError:
+                pass
+            except OSError as err:
+                raise StorageError(f"{shown(text)}: cannot create: {err.strerror}") from err
+        try:
+            fd = open_at(text, _DIR_FLAGS)
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            raise _open_error(err, shown(text), text) from err
+        try:
+            check_owner_and_mode(os.fstat(fd), shown(text))
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(text, fd)
 
     def write_atomic(self, rel: str, data: bytes) -> None:
         """Replace `rel` whole: temp file in the same folder, fsync, rename, fsync the folder."""
@@ -310,3 +308,98 @@ class Home:
                 except OSError:
                     pass
                 raise StorageError(f"{self.shown(rel)}: cannot write: {err.strerror}") from err
+
+
+class CheckoutRefused(TrustError):
+    """The checkout itself (its top folder, `.git` or `.abcd/`) failed a check: nothing in it is read."""
+
+
+class Checkout(_Scope):
+    """A repository's `.abcd/` folder, opened once after the checkout's own checks.
+
+    The checkout is trusted like the home, as git trusts a repository
+    (`safe.directory`): its top folder and its `.git` must be this account's,
+    and `.abcd/`, each folder walked below it and each file read must be this
+    account's, reached without following a link, and not writable by others
+    (the group may write: git writes a checkout under the person's umask).
+    A refused checkout is held as `refused`, raised by every read, so each
+    layer names it; an absent `.abcd/` reads as nothing and is never judged.
+    """
+
+    writable = CHECKOUT_WRITABLE
+
+    def __init__(self, top: str, fd: int, refused: CheckoutRefused | None = None) -> None:
+        super().__init__(os.path.join(top, CHECKOUT_LAYER), fd)
+        self.top = top
+        self.refused = refused
+
+    @classmethod
+    def open(cls, top: str | os.PathLike[str]) -> Checkout:
+        """The layer of the checkout at `top`; never raises a trust error, it holds it."""
+        text = os.fspath(top)
+        try:
+            top_fd = open_at(text, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            return cls(text, -1)  # gone, or not a folder: nothing to read
+        try:
+            try:
+                fd = open_at(CHECKOUT_LAYER, _DIR_FLAGS, dir_fd=top_fd)
+            except FileNotFoundError:
+                return cls(text, -1)
+            except OSError as err:
+                name = shown(os.path.join(text, CHECKOUT_LAYER))
+                trust = _open_error(err, name, CHECKOUT_LAYER, top_fd)
+                return cls(text, -1, CheckoutRefused(name, trust.reason))
+            try:
+                _check_checkout(top_fd, fd, text)
+            except TrustError as err:
+                os.close(fd)
+                return cls(text, -1, CheckoutRefused(err.shown_path, err.reason))
+            return cls(text, fd)
+        finally:
+            os.close(top_fd)
+
+    def read(self, rel: str, max_bytes: int) -> bytes | None:
+        """The whole of `rel` under `.abcd/` after every check; `None` when absent."""
+        if self.refused is not None:
+            raise self.refused
+        return super().read(rel, max_bytes) if self.fd >= 0 else None
+
+    def open_dir(self, rel: str, *, create: bool = False) -> int | None:
+        """A descriptor of the folder `rel` under `.abcd/` after every check; `None` when absent."""
+        if self.refused is not None:
+            raise self.refused
+        return super().open_dir(rel) if self.fd >= 0 else None
+
+
+def _check_checkout(top_fd: int, fd: int, top: str) -> None:
+    """The top folder and `.git` are this account's (as git asks); `.abcd/` is checked as a folder."""
+    _check_repository(top_fd, top)
+    check_owner_and_mode(os.fstat(fd), shown(os.path.join(top, CHECKOUT_LAYER)), CHECKOUT_WRITABLE)
+
+
+def _check_repository(top_fd: int, top: str) -> None:
+    check_owner_and_mode(os.fstat(top_fd), shown(top), 0)
+    try:
+        git = os.stat(".git", dir_fd=top_fd)  # a folder, or a linked worktree's file
+    except OSError:
+        git = None  # not a repository's top (a folder a test or a caller named)
+    if git is not None:
+        check_owner_and_mode(git, shown(os.path.join(top, ".git")), 0)
+
+
+def foreign_repository(top: str | os.PathLike[str]) -> TrustError | None:
+    """Why git would not read the repository at `top` (its top folder or `.git` is another
+    account's), or `None`; what cannot be opened is not judged here."""
+    text = os.fspath(top)
+    try:
+        top_fd = open_at(text, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        _check_repository(top_fd, text)
+    except TrustError as err:
+        return err
+    finally:
+        os.close(top_fd)
+    return None
