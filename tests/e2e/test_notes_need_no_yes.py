@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -127,3 +127,18 @@ def test_a_plain_touch_and_a_chained_note_did_not_run(run: Run) -> None:
 
 def test_the_chained_note_was_not_written_either(run: Run) -> None:
     assert CHAINED_TITLE not in listed_titles(run.claude)
+
+
+def test_a_person_who_wants_to_be_asked_for_notes_too_says_so_with_an_ask_rule(
+    claude: Claude,
+) -> None:
+    settings = claude.project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"permissions": {"ask": ["Bash(abcd memory add:*)"]}}))
+    claude.mock.script = AgentScript(RunBash(ADD_NOTE), Text("Not noted."))
+
+    turn = replace(claude, plugin_dir=plugin_dir()).run("remember how the tests run")
+
+    (denied,) = turn.result["permission_denials"]
+    assert denied["tool_input"]["command"] == ADD_NOTE
+    assert listed_titles(claude) == set()
