@@ -81,7 +81,12 @@ def main() -> int:
                 {"session_id": session, "cwd": str(repo), "prompt": "what is the weather like"}
             )
             subprocess.run(
-                [ABCD, "hook", "session-start"], input=start, text=True, env=env, cwd=repo, check=True
+                [ABCD, "hook", "session-start"],
+                input=start,
+                text=True,
+                env=env,
+                cwd=repo,
+                check=True,
             )
             figures = {
                 "pass": timed([PY, "-I", "-c", "pass"], env=env, cwd=repo),
