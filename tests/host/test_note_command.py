@@ -45,11 +45,22 @@ def page_examples() -> list[str]:
     ]
 
 
+def host_doc_examples() -> list[str]:
+    """The commands docs/host.md shows as running unasked (a heredoc block is one command)."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "host.md").read_text()
+    section = page.split("## Notes without a permission prompt")[1].split("\n## ")[0]
+    commands: list[str] = []
+    for block in re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL):
+        commands += [block] if "<<" in block else block.splitlines()
+    return commands
+
+
 ACCEPTED = [
     CAPTURED,
     PRINTED,
     ADD_NOTE,
     *page_examples(),
+    *host_doc_examples(),
     f'abcd memory add --title "{TITLE}" --recall {RECALL} --by {WRITER} <<"EOF"\n{BODY}\nEOF',
     f"abcd memory add --title='{TITLE}' --recall={RECALL} --by={WRITER} << 'EOF'\n{BODY}\nEOF\n",
     f"echo '{BODY}' | abcd memory add --title '{TITLE}' --recall {RECALL} --by {WRITER}",
@@ -69,6 +80,10 @@ def test_the_taught_shapes_are_note_writing_commands(command: str) -> None:
 
 def test_the_page_teaches_two_shapes_and_both_are_read() -> None:
     assert len(page_examples()) == 2
+
+
+def test_the_host_doc_shows_the_three_ways_a_note_runs_unasked() -> None:
+    assert len(host_doc_examples()) == 3
 
 
 def test_the_captured_command_reads_as_its_words_and_its_printf() -> None:
