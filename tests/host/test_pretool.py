@@ -90,6 +90,8 @@ def test_any_other_command_gets_no_decision_and_no_words(command: str) -> None:
         {"tool_input": None},
         {"tool_input": {"command": ["abcd", "memory", "add"]}},
         {"tool_input": "abcd memory add"},
+        {"tool_input": dict(CAPTURED["tool_input"], dangerouslyDisableSandbox=True)},
+        {"tool_input": dict(CAPTURED["tool_input"], an_input_from_a_newer_host=1)},
     ],
     ids=repr,
 )
@@ -99,6 +101,14 @@ def test_the_same_command_outside_a_bash_call_in_an_asking_mode_gets_no_decision
     out = hook(payload(**changes))
 
     assert (out.returncode, out.stdout) == (0, "")
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"timeout": 120000}, {"run_in_background": True}, {"dangerouslyDisableSandbox": False}],
+)
+def test_inputs_that_do_not_change_the_command_keep_the_decision(extra: dict[str, object]) -> None:
+    assert hook(payload(tool_input=dict(CAPTURED["tool_input"], **extra))).stdout
 
 
 @pytest.mark.parametrize("mode", ["default", "acceptEdits", None])

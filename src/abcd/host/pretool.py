@@ -34,6 +34,9 @@ PAYLOAD_MAX_BYTES = 1024 * 1024
 # in "plan" the person asked for no changes yet, in "dontAsk" for only their allow-list, and
 # "bypassPermissions" needs no decision; a mode this tool does not know gets none either.
 ASKING_MODES = frozenset({"default", "acceptEdits"})
+# The Bash tool's inputs that do not change what the command does; any other (a newer host's,
+# or a sandbox escape, `dangerouslyDisableSandbox: true`) leaves the call to the person.
+PLAIN_INPUTS = frozenset({"command", "description", "timeout", "run_in_background"})
 REASON = "abcd memory: writing one note (abcd memory add) is allowed by the abcd plugin"
 ALLOW = (
     '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow",'
@@ -50,7 +53,13 @@ def allows(payload: dict[str, Any]) -> bool:
     if payload.get("permission_mode", "default") not in ASKING_MODES:
         return False
     tool_input = payload.get("tool_input")
-    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if not isinstance(tool_input, dict):
+        return False
+    if tool_input.get("dangerouslyDisableSandbox") is False:
+        tool_input = {k: v for k, v in tool_input.items() if k != "dangerouslyDisableSandbox"}
+    if not PLAIN_INPUTS.issuperset(tool_input):
+        return False
+    command = tool_input.get("command")
     return isinstance(command, str) and read_note_command(command) is not None
 
 
