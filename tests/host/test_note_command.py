@@ -256,6 +256,27 @@ def test_the_reader_knows_exactly_the_options_of_abcd_memory_add() -> None:
     assert valued == ADD_VALUE_OPTIONS
 
 
+SHELLISH = st.text(
+    alphabet=st.sampled_from(list("abcd memory add printf|<>;&$`'\"\\\n\t #=-EOF()"))
+)
+
+
+@given(command=SHELLISH | st.text())
+def test_any_text_at_all_is_read_or_refused_without_an_error(command: str) -> None:
+    read = read_note_command(command)
+
+    assert read is None or isinstance(read, NoteCommand)
+
+
+@given(base=st.sampled_from(ACCEPTED), cut=st.integers(0, 400))
+def test_every_beginning_of_a_taught_command_is_read_or_refused_without_an_error(
+    base: str, cut: int
+) -> None:
+    read = read_note_command(base[:cut])
+
+    assert read is None or read.args[:2] == ("memory", "add")
+
+
 # --- checked against bash itself ---------------------------------------------------
 
 

@@ -87,6 +87,8 @@ def test_any_other_command_gets_no_decision_and_no_words(command: str) -> None:
         {"permission_mode": "bypassPermissions"},
         {"permission_mode": "dontAsk"},
         {"permission_mode": "a mode from a newer host"},
+        {"permission_mode": ["default"]},
+        {"tool_name": {"Bash": True}},
         {"tool_input": None},
         {"tool_input": {"command": ["abcd", "memory", "add"]}},
         {"tool_input": "abcd memory add"},

@@ -50,7 +50,8 @@ def allows(payload: dict[str, Any]) -> bool:
         return False
     if payload.get("tool_name") != "Bash":
         return False
-    if payload.get("permission_mode", "default") not in ASKING_MODES:
+    mode = payload.get("permission_mode", "default")
+    if not isinstance(mode, str) or mode not in ASKING_MODES:
         return False
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
