@@ -27,7 +27,10 @@ WIRING = {
     "SessionStart": "session-start",
     "UserPromptSubmit": "prompt-router",
     "PreCompact": "pre-compact",
+    "PreToolUse": "pre-tool-use",
 }
+# Only the PreToolUse hook is narrowed, to the calls of the agent's Bash tool.
+MATCHERS = {"PreToolUse": "Bash"}
 
 
 def page_text() -> str:
@@ -45,7 +48,7 @@ def test_the_manifest_names_the_plugin_abcd_at_the_packages_version() -> None:
     assert manifest["description"]
 
 
-def test_hooks_json_wires_exactly_the_three_events_to_the_three_hook_commands() -> None:
+def test_hooks_json_wires_exactly_the_four_events_to_the_four_hook_commands() -> None:
     hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
 
     assert set(hooks) == set(WIRING)
@@ -54,7 +57,13 @@ def test_hooks_json_wires_exactly_the_three_events_to_the_three_hook_commands() 
         (entry,) = group["hooks"]
         assert entry["type"] == "command"
         assert entry["command"] == f'sh "${{CLAUDE_PLUGIN_ROOT}}/hooks/abcd-hook" {hook}'
-        assert "matcher" not in group, f"{event} has no matcher: every {event} runs the hook"
+        assert group.get("matcher") == MATCHERS.get(event), f"{event}'s matcher"
+
+
+def test_every_hook_the_plugin_wires_is_one_abcd_hook_lists() -> None:
+    from abcd.cli.host_cmd import hook_app
+
+    assert set(WIRING.values()) == set(typer.main.get_group(hook_app).commands)
 
 
 # The launcher: which abcd it runs, and that it never blocks a prompt
@@ -127,6 +136,20 @@ def test_a_plugin_outside_an_install_falls_back_to_the_abcd_on_path(tmp_path: Pa
     out = launch(plugin / "hooks" / "abcd-hook", "pre-compact", path=[on_path])
 
     assert out.stdout == "on PATH: hook pre-compact\n"
+
+
+def test_through_the_launcher_the_real_abcd_allows_the_captured_note_command(
+    tmp_path: Path,
+) -> None:
+    captured = Path(__file__).parent / "host" / "data" / "hook_PreToolUse_bash.json"
+    real = tmp_path / "bin"
+    real.mkdir()
+    (real / "abcd").symlink_to(Path(sys.executable).with_name("abcd"))
+
+    out = launch(LAUNCHER, "pre-tool-use", path=[real], stdin=captured.read_text())
+
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
 
 
 def test_a_usage_error_from_abcd_becomes_a_non_blocking_failure(tmp_path: Path) -> None:
@@ -248,8 +271,60 @@ def test_plugin_path_prints_the_folder_holding_the_manifest_hooks_and_page() -> 
     assert out.exit_code == 0
     folder = Path(out.stdout.strip())
     assert folder.is_absolute()
-    for part in (".claude-plugin/plugin.json", "hooks/hooks.json", "commands/memory.md"):
+    for part in (
+        ".claude-plugin/plugin.json",
+        "hooks/hooks.json",
+        "commands/memory.md",
+        "statusline.json",
+    ):
         assert (folder / part).is_file()
+
+
+def test_plugin_path_prints_the_folder_alone_so_scripts_can_take_it_whole() -> None:
+    root = typer.Typer()
+    root.add_typer(plugin_cmd.app, name="plugin")
+
+    out = CliRunner().invoke(root, ["plugin", "path"])
+
+    assert out.stdout == f"{PLUGIN}\n"
+
+
+def test_plugin_path_statusline_names_the_status_line_setting_in_the_plugin_folder() -> None:
+    root = typer.Typer()
+    root.add_typer(plugin_cmd.app, name="plugin")
+
+    out = CliRunner().invoke(root, ["plugin", "path", "--statusline"])
+
+    assert out.exit_code == 0
+    shipped = Path(out.stdout.strip())
+    assert shipped == PLUGIN / "statusline.json"
+    assert json.loads(shipped.read_text()) == {
+        "statusLine": {"type": "command", "command": "abcd statusline"}
+    }
+
+
+def test_the_docs_show_the_same_status_line_setting_the_plugin_ships() -> None:
+    shipped = json.loads((PLUGIN / "statusline.json").read_text())
+    host_page = (Path(__file__).resolve().parents[1] / "docs" / "host.md").read_text()
+    shown = [
+        json.loads("{" + block + "}")
+        for block in re.findall(r"```json\n(.*?)\n```", host_page, flags=re.DOTALL)
+        if block.startswith('"statusLine"')
+    ]
+
+    assert shown == [shipped]
+
+
+def test_plugin_path_statusline_refuses_when_the_install_lost_the_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "plugin"
+    (folder / ".claude-plugin").mkdir(parents=True)
+    (folder / ".claude-plugin" / "plugin.json").write_text("{}")
+    monkeypatch.setattr(plugin_cmd, "plugin_dir", lambda: folder)
+
+    with pytest.raises(AbcdError, match="status-line setting is missing"):
+        plugin_cmd.path(statusline=True)
 
 
 def test_plugin_path_refuses_when_the_install_lost_the_plugin_folder(

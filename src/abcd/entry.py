@@ -1,10 +1,10 @@
 """The `abcd` console script: the hooks and the status line go straight to their lean modules.
 
-The prompt hook runs on every prompt and the status line on every refresh,
-so neither may pay for the CLI framework: they are dispatched here, before
-typer is imported. Every other command goes to the typer app.
+The prompt hook runs on every prompt, the pre-tool-use hook before every Bash
+command the agent runs and the status line on every refresh, so none may pay
+for the CLI framework: they are dispatched here, before typer is imported. Every other command goes to the typer app.
 
-Those two are short-lived processes that write through the operating system
+They are short-lived processes that write through the operating system
 only (every file they change is written with `os.write` and renamed or
 appended before they return), so they run without the cyclic garbage
 collector and leave through `os._exit` once their output is flushed: the
@@ -49,6 +49,10 @@ def _lean(run: Callable[[list[str], Any, TextIO, TextIO], int], argv: list[str])
 
 def main() -> None:
     argv = sys.argv[1:]
+    if argv[:2] == ["hook", "pre-tool-use"] and not _HELP.intersection(argv[2:]):
+        from abcd.host.pretool import main as pretool_main
+
+        _lean(pretool_main, argv[1:])
     if len(argv) >= 2 and argv[0] == "hook" and not _HELP.intersection(argv[1:]):
         from abcd.host.hook import main as hook_main
 

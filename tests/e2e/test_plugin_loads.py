@@ -94,10 +94,11 @@ def test_under_slash_abcd_memory_the_agent_writes_its_note_without_a_permission_
     assert NOTE_ID.fullmatch(result.strip())
 
 
-def test_outside_the_page_the_same_command_still_needs_the_persons_approval(
+def test_outside_the_page_and_without_the_plugins_hooks_the_same_command_needs_approval(
     claude: Claude, tmp_path: Path
 ) -> None:
-    with_plugin = replace(claude, plugin_dir=loaded_plugin(tmp_path))
+    # With its hooks, the plugin lets this command run unasked anywhere (test_notes_need_no_yes).
+    with_plugin = replace(claude, plugin_dir=plugin_without_hooks(tmp_path / "plugin"))
     claude.mock.script = AgentScript(RunBash(ADD_NOTE), Text("Not noted."))
 
     turn = with_plugin.run("the tests need the no-randomly flag")

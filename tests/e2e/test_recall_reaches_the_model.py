@@ -9,7 +9,7 @@ One story, told once for the module, then checked sentence by sentence:
    (nothing from abcd), `/compact`, and a matching prompt after it (sent again).
 
 Everything is read from the mock's log of request bodies: what the model saw.
-Skipped until `abcd hook` has the three subcommands the plugin wires.
+Skipped until `abcd hook` has every subcommand the plugin wires.
 """
 
 from __future__ import annotations

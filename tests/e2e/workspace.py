@@ -2,7 +2,7 @@
 
 The plugin's hooks call `abcd hook <name>`. Until those subcommands exist, typer
 would exit 2 on them and Claude Code reads exit 2 as "block the prompt", so a run
-loads the plugin's hooks only when `abcd hook --help` lists all three.
+loads the plugin's hooks only when `abcd hook --help` lists all four.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 from abcd.cli.plugin_cmd import plugin_dir
 from tests.conftest import GIT_ENV
 
-HOOKS = ("session-start", "prompt-router", "pre-compact")
+HOOKS = ("session-start", "prompt-router", "pre-compact", "pre-tool-use")
 HOOKS_MISSING = (
-    "needs `abcd hook session-start`, `prompt-router` and `pre-compact`, "
+    "needs `abcd hook session-start`, `prompt-router`, `pre-compact` and `pre-tool-use`, "
     "which `abcd hook --help` does not list yet"
 )
 

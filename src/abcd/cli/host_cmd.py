@@ -52,6 +52,14 @@ def pre_compact() -> None:
     _run_hook("pre-compact")
 
 
+@hook_app.command("pre-tool-use")
+def pre_tool_use() -> None:
+    """PreToolUse (Bash): allow the agent's `abcd memory add` unasked; print nothing for anything else."""
+    from abcd.host.pretool import main
+
+    raise typer.Exit(main(["pre-tool-use"], sys.stdin.buffer, sys.stdout, sys.stderr))
+
+
 def statusline(
     pass_through: Annotated[
         str | None,

@@ -1,20 +1,26 @@
 """`abcd plugin path`: where the Claude Code plugin that ships inside this package lives.
 
-The plugin folder (`abcd/plugin/`: manifest, hooks, the `/abcd:memory` page) is
-installed with the package; the host loads it from there (`claude --plugin-dir
-"$(abcd plugin path)"`). Nothing here writes anywhere, least of all the host's
-own configuration folder.
+The plugin folder (`abcd/plugin/`: manifest, hooks, the `/abcd:memory` page,
+the status-line setting) is installed with the package; the host loads it
+from there (`claude --plugin-dir "$(abcd plugin path)"`). The status-line
+setting (`statusline.json`) is a file the person copies into their own
+settings if they want it: the host does not read it from the plugin, and
+`abcd plugin path --statusline` names it. Nothing here writes anywhere, least
+of all the host's own configuration folder.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from abcd.errors import AbcdError
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
+# The `statusLine` setting for `abcd statusline`, for the person's own settings file.
+STATUSLINE = Path("statusline.json")
 
 app = typer.Typer(
     help="The Claude Code plugin that ships with abcd.",
@@ -29,9 +35,28 @@ def plugin_dir() -> Path:
 
 
 @app.command()
-def path() -> None:
-    """Print the plugin folder, for `claude --plugin-dir` or a local plugin marketplace."""
+def path(
+    statusline: Annotated[
+        bool,
+        typer.Option(
+            "--statusline",
+            help="Print the file holding the status-line setting for your own settings instead.",
+        ),
+    ] = False,
+) -> None:
+    """Print the plugin folder, for `claude --plugin-dir` or a local plugin marketplace.
+
+    The folder also holds `statusline.json`, the `statusLine` setting that runs
+    `abcd statusline`; `--statusline` prints that file's path. Nothing is written.
+    """
     folder = plugin_dir()
     if not (folder / MANIFEST).is_file():
         raise AbcdError(f"the plugin folder is missing from this install: no {folder / MANIFEST}")
-    print(folder)
+    if not statusline:
+        print(folder)
+        return
+    if not (folder / STATUSLINE).is_file():
+        raise AbcdError(
+            f"the status-line setting is missing from this install: no {folder / STATUSLINE}"
+        )
+    print(folder / STATUSLINE)

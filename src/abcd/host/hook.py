@@ -17,6 +17,8 @@ import os
 
 from abcd import fastjson
 from abcd.errors import AbcdError
+from abcd.host.payload import read_object
+from abcd.host.payload import say as _say
 from abcd.recall.constants import BACKSTOP_EVERY_PROMPTS, PROMPT_SCAN_BYTES
 from abcd.repo import find_repo
 from abcd.session.events import (
@@ -65,7 +67,6 @@ NEVER_LOADED = (
 # The payload carries the prompt; a prompt past the scan bound is cut, so the payload is bounded
 # with room for the host's other fields.
 PAYLOAD_MAX_BYTES = 16 * 1024 * 1024
-TAG = "abcd memory"
 # SessionStart sources after which the context still holds what earlier prompts recalled.
 RESUMED_SOURCES = frozenset({"resume"})
 
@@ -89,23 +90,7 @@ class Payload:
 
 
 def read_payload(stdin: Any) -> Payload:
-    data = stdin.read(PAYLOAD_MAX_BYTES + 1)
-    if len(data) > PAYLOAD_MAX_BYTES:
-        raise AbcdError("hook payload larger than its bound")
-    try:
-        raw = fastjson.loads(data or b"{}")
-    except ValueError as err:
-        raise AbcdError(f"hook payload is not JSON ({err})") from None
-    if not isinstance(raw, dict):
-        raise AbcdError("hook payload is not a JSON object")
-    return Payload(raw)
-
-
-def _say(stderr: TextIO, text: str) -> None:
-    try:
-        print(f"{TAG}: {text}", file=stderr)
-    except OSError:
-        pass
+    return Payload(read_object(stdin, PAYLOAD_MAX_BYTES))
 
 
 def _record(
