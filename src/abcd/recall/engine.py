@@ -841,13 +841,14 @@ def _take(
     `## MEMORY` heading, each item, the final newline) stays within the
     host's limit, counted as the host counts. The rules are fitted when the
     first candidate that was not already sent comes up: then they stop short
-    of a floor kept for memory (`MEMORY_FLOOR_SHARE` of the limit), else they
-    may use it all. In the full form an item whose block alone is larger than
-    the whole limit is set aside as too large and does not stop the take; the
-    first that does not fit in full ends the full form (in the fresh and
-    moderate brackets the rest go as one line each), and the first line that
-    does not fit stops the take. Once it stops, the candidates ranked below
-    are classified only when asked for: each is already sent or does not fit,
+    of a floor kept for memory (`MEMORY_FLOOR_SHARE` of the limit, and never
+    less than that candidate's line), else they may use it all. In the full
+    form an item whose block alone is larger than the whole limit is set
+    aside as too large and does not stop the take; the first that does not
+    fit in full ends the full form (in the fresh and moderate brackets the
+    rest go as one line each), and the first line that does not fit stops
+    the take. Once it stops, the candidates ranked below are classified only
+    when asked for: each is already sent or does not fit,
     and none of that changes what was taken.
     """
     policy = outcome.bracket.memory
@@ -885,7 +886,8 @@ def _take(
                 cand.form = "too large"  # set aside and named; the take goes on
                 continue
         if not fitted:  # memory has something to send: the rules leave it its floor
-            floor = int(outcome.limit * MEMORY_FLOOR_SHARE)
+            line = _cost(render_line(cand.item))  # and always room for this one as a line
+            floor = min(whole, max(int(outcome.limit * MEMORY_FLOOR_SHARE), line))
             rules = _fit_rules(outcome, blocks, room - _BETWEEN - heading - floor)
             left = room - (rules + _BETWEEN if rules else 0) - heading
             full_left = _within(policy.full_budget_chars, left)
