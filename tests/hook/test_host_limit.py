@@ -19,13 +19,12 @@ import pytest
 
 from abcd.recall.budget import HOST_CONTEXT_ENV, host_len
 from abcd.recall.constants import HOST_CONTEXT_CHARS
-from tests.conftest import BY, Result, Run
+from tests.conftest import Result, Run
 from tests.host.helpers import with_used
 
-from .conftest import project_notes, rules
+from .conftest import project_notes
+from .deploys import PROMPT, TOP_BODY, far_more_than_the_host_keeps
 
-PROMPT = "deploy the canary"
-TOP_BODY = "Roll the canary to one zone first, watch its error rate for ten minutes. " * 18
 DID_NOT_FIT = re.compile(r"did not fit, not sent \[([^\]]*)\]")
 LEFT_OUT = re.compile(r"rules left out \[([^\]]*)\]")
 
@@ -60,43 +59,6 @@ def names(pattern: re.Pattern[str], stderr: str) -> list[str]:
     if found is None:
         return []
     return [entry.split(" (")[0] for entry in found.group(1).split(", ")]
-
-
-def far_more_than_the_host_keeps(abcd: Run, repo: Path) -> str:
-    """A dozen rule domains and thirty notes on deploys: ~40,000 characters match the prompt.
-
-    Returns the id of the note that ranks first (it alone holds the rarer word).
-    """
-    rules(
-        repo / ".abcd",
-        {
-            f"DEPLOY_{n:02}": {
-                "recall": ["deploy"],
-                "rules": [
-                    f"Deploy rule {n}.{r}: " + "check the rollout plan " * 5 for r in range(10)
-                ],
-            }
-            for n in range(12)
-        },
-    )
-    project_notes(
-        repo,
-        *(
-            {
-                "id": f"mem-26110100000{n:05}",
-                "title": f"Deploy lesson {n}",
-                "body": f"Lesson {n}: " + "tag the release before the deploy goes out. " * 18,
-                "recall": ["deploy"],
-            }
-            for n in range(30)
-        ),
-    )
-    added = abcd(
-        "memory", "add", "--title", "Canary deploys go zone by zone", "--recall", "deploy",
-        "--recall", "canary", "--by", BY, stdin=TOP_BODY, cwd=repo,
-    )  # fmt: skip
-    assert added.code == 0, added.err
-    return added.out.strip()
 
 
 def recorded(home: Path, kind: str, field: str) -> set[str]:
