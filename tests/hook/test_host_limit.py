@@ -54,6 +54,14 @@ class Session:
         return result
 
 
+def fresh_checkout(abcd: Run, repo: Path, env: dict[str, str] | None = None) -> tuple[str, Session]:
+    """The checkout that matches far more than the host keeps, in a fresh session; the top note."""
+    top = far_more_than_the_host_keeps(abcd, repo)
+    session = Session(abcd, repo, env)
+    session.start_fresh()
+    return top, session
+
+
 def names(pattern: re.Pattern[str], stderr: str) -> list[str]:
     found = pattern.search(stderr)
     if found is None:
@@ -83,9 +91,7 @@ def injected_in_ledger(home: Path) -> set[str]:
 def test_a_fresh_window_with_far_more_matching_than_the_host_keeps_prints_within_its_limit(
     abcd: Run, repo: Path, abcd_home: Path
 ) -> None:
-    top = far_more_than_the_host_keeps(abcd, repo)
-    session = Session(abcd, repo)
-    session.start_fresh()
+    top, session = fresh_checkout(abcd, repo)
 
     printed = session.prompt(PROMPT)
 
@@ -103,9 +109,7 @@ def test_a_fresh_window_with_far_more_matching_than_the_host_keeps_prints_within
 def test_what_did_not_fit_is_named_on_stderr_not_recorded_and_comes_back_next_prompt(
     abcd: Run, repo: Path, abcd_home: Path
 ) -> None:
-    top = far_more_than_the_host_keeps(abcd, repo)
-    session = Session(abcd, repo)
-    session.start_fresh()
+    top, session = fresh_checkout(abcd, repo)
 
     first = session.prompt(PROMPT)
     missed = names(DID_NOT_FIT, first.err)
@@ -130,9 +134,7 @@ def test_what_did_not_fit_is_named_on_stderr_not_recorded_and_comes_back_next_pr
 def test_abcd_host_context_chars_sets_another_hosts_limit(
     abcd: Run, repo: Path, abcd_home: Path
 ) -> None:
-    top = far_more_than_the_host_keeps(abcd, repo)
-    session = Session(abcd, repo, env={HOST_CONTEXT_ENV: "4000"})
-    session.start_fresh()
+    top, session = fresh_checkout(abcd, repo, env={HOST_CONTEXT_ENV: "4000"})
 
     printed = session.prompt(PROMPT)
 
@@ -147,9 +149,7 @@ def test_abcd_host_context_chars_sets_another_hosts_limit(
 def test_a_bad_abcd_host_context_chars_is_one_line_and_the_measured_limit_is_used(
     abcd: Run, repo: Path, abcd_home: Path, bad: str
 ) -> None:
-    far_more_than_the_host_keeps(abcd, repo)
-    session = Session(abcd, repo, env={HOST_CONTEXT_ENV: bad})
-    session.start_fresh()
+    _, session = fresh_checkout(abcd, repo, env={HOST_CONTEXT_ENV: bad})
 
     printed = session.prompt(PROMPT)
 

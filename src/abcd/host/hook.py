@@ -3,8 +3,11 @@
 Each reads the host's JSON payload on stdin (fields as in `shared/host/`).
 `prompt-router` prints the context the prompt brings back on stdout (the
 host hands plain stdout to the model) and one stderr line naming what came
-back; `--json` prints the envelope `{"text", "injected", "recalled", "fill"}`
-instead. `session-start` and `pre-compact` reset the session's ledger.
+back, and what the host's limit kept out; `--json` prints the envelope
+`{"text", "injected", "recalled", "fill"}` instead. What it prints stays
+within the host's limit on a hook's output (`abcd.recall.budget`:
+`ABCD_HOST_CONTEXT_CHARS`, else 10,000 characters, measured on Claude Code
+2.1.197). `session-start` and `pre-compact` reset the session's ledger.
 
 A hook never blocks a prompt: any failure is one stderr line and exit 0, and
 whatever could still be recalled is recalled. This module is the hot path:
