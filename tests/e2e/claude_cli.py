@@ -193,12 +193,15 @@ class Claude:
         prompt: str,
         *,
         resume: str | None = None,
+        session_id: str | None = None,
         allowed_tools: Sequence[str] = (),
         extra_env: Mapping[str, str] | None = None,
     ) -> Turn:
         argv = [str(self.binary), "-p", prompt, "--output-format", "json"]
         if resume:
             argv += ["--resume", resume]
+        if session_id:
+            argv += ["--session-id", session_id]
         if allowed_tools:
             argv += ["--allowedTools", ",".join(allowed_tools)]
         if self.plugin_dir is not None:

@@ -228,34 +228,53 @@ def test_depleted_and_unknown_send_one_line_each(world: World, fill: list[str]) 
     assert [c["form"] for c in candidates(facts)] == ["line", "line", "line"]
 
 
-def test_an_item_larger_than_the_budget_is_too_large_and_the_first_that_does_not_fit_stops_the_take(
+def test_an_item_larger_than_the_hosts_limit_is_too_large_and_the_first_too_big_for_full_goes_as_a_line(
     world: World,
 ) -> None:
     # The huge page alone holds the rarer word, so it ranks first.
-    world.workspace_page("ref_cache_huge.md", ["cache", "stale"], "Huge", "x " * (35 * KIB))
-    world.workspace_page("ref_cache_big1.md", ["cache"], "Big one", "y " * (20 * KIB))
-    world.workspace_page("ref_cache_big2.md", ["cache"], "Big two", "z " * (20 * KIB))
+    world.workspace_page("ref_cache_huge.md", ["cache", "stale"], "Huge", "x " * 6_000)
+    world.workspace_page("ref_cache_big1.md", ["cache"], "Big one", "y " * 3_000)
+    world.workspace_page("ref_cache_big2.md", ["cache"], "Big two", "z " * 3_000)
     facts = world.facts("the stale cache", "--fill", "10")
     assert candidates(facts)[0]["key"] == "page:ref_cache_huge.md"
-    assert [c["form"] for c in candidates(facts)] == ["too large", "full", "does not fit"]
+    assert [c["form"] for c in candidates(facts)] == ["too large", "full", "line"]
     result = world.diagnose("the stale cache", "--fill", "10")
-    assert "too large: its block alone is larger than the whole 64 KiB budget" in result.out
-    assert "does not fit: the budget left when its turn came was too small" in result.out
+    assert "too large: its block alone is larger than the host's whole 10,000 characters" in (
+        result.out
+    )
 
 
-def test_an_item_larger_than_the_budget_is_too_large_wherever_it_ranks(world: World) -> None:
-    world.workspace_page("ref_cache_huge.md", ["cache"], "Huge", "x " * (35 * KIB))
-    world.workspace_page("ref_cache_big1.md", ["cache", "stale"], "Big one", "y " * (20 * KIB))
-    world.workspace_page("ref_cache_big2.md", ["cache", "stale"], "Big two", "z " * (20 * KIB))
-    facts = world.facts("the stale cache", "--fill", "10")
-    assert candidates(facts)[-1]["key"] == "page:ref_cache_huge.md"
-    assert [c["form"] for c in candidates(facts)] == ["full", "does not fit", "too large"]
+def test_an_item_larger_than_the_limit_does_not_stop_the_take_in_full(world: World) -> None:
+    world.workspace_page("ref_cache_big1.md", ["cache", "stale", "warm"], "Big one", "y " * 1_500)
+    world.workspace_page("ref_cache_huge.md", ["cache", "stale"], "Huge", "x " * 6_000)
+    world.workspace_page("ref_cache_big2.md", ["cache"], "Big two", "z " * 1_500)
+    facts = world.facts("the stale cache, warm it", "--fill", "10")
+    assert [(c["key"], c["form"]) for c in candidates(facts)] == [
+        ("page:ref_cache_big1.md", "full"),
+        ("page:ref_cache_huge.md", "too large"),
+        ("page:ref_cache_big2.md", "full"),
+    ]
 
 
-def test_a_domain_past_the_injection_budget_is_left_out_and_the_hook_says_so(
+def test_the_first_line_that_does_not_fit_stops_the_take_and_the_rest_do_not_fit(
     world: World,
 ) -> None:
-    many = [f"Rule {n}: " + "r" * 90 for n in range(300)]  # about 30 KiB a domain
+    for n in range(40):
+        world.workspace_page(f"ref_cache_n{n:02}.md", ["cache"], f"Cache {n:02} " + "t" * 90, "b")
+    facts = world.facts("the cache", "--fill", "90")  # depleted: one line each within 2,048
+    found = [c["form"] for c in candidates(facts)]
+    assert found == sorted(found, key=lambda form: form != "line")  # the lines, then the rest
+    assert 10 < found.count("line") < 40
+    assert set(found[found.count("line") :]) == {"does not fit"}
+    result = world.diagnose("the cache", "--fill", "90")
+    assert "does not fit: what was left of the host's 10,000 characters" in result.out
+    assert "It is not recorded, so it can come back on a later prompt" in result.out
+
+
+def test_a_domain_past_the_hosts_limit_is_left_out_and_the_hook_says_so(
+    world: World,
+) -> None:
+    many = [f"Rule {n}: " + "r" * 90 for n in range(40)]  # about 4,000 characters a domain
     world.rules({name: {"recall": ["cache"], "rules": many} for name in ("ONE", "TWO", "THREE")})
     facts = world.facts("the cache", "--fill", "10")
     assert [(d["name"], d["form"]) for d in facts["domains"]] == [
@@ -263,7 +282,9 @@ def test_a_domain_past_the_injection_budget_is_left_out_and_the_hook_says_so(
         ("TWO", "full"),
         ("THREE", "left out"),
     ]
-    assert "INJECTION TRUNCATED" in facts["truncated"]
+    assert "INJECTION TRUNCATED: 1 of 3" in facts["truncated"]
+    assert "within the host's 10000 characters" in facts["truncated"]
+    assert facts["size"] <= facts["limit"]["chars"] == 10_000
     out = world.diagnose("the cache", "--fill", "10").out
     assert re.search(r"^  THREE +left out ", out, re.M)
     assert f"  the hook says: {facts['truncated']}" in out

@@ -1,4 +1,5 @@
-"""Domain blocks in full and short, the one fence, and whole blocks kept within a byte budget."""
+"""Domain blocks in full and short, the one fence, and whole blocks kept within a budget of
+the host's characters."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ def test_every_block_that_fits_is_kept_with_no_truncation_line() -> None:
     fitted = fit(blocks, 1000)
     assert fitted.text == "## A\n- a\n\n## B\n- b\n"
     assert fitted.kept == ("A", "B") and fitted.left_out == ()
-    assert fitted.used == len(fitted.text.encode())
+    assert fitted.used == len(fitted.text)
 
 
 def test_an_overflow_keeps_whole_blocks_and_says_loudly_how_many_were_left_out() -> None:
@@ -87,12 +88,13 @@ def test_an_overflow_keeps_whole_blocks_and_says_loudly_how_many_were_left_out()
     assert fitted.left_out == ("BIG", "D")
     assert fitted.text.endswith(truncated_line(2, 4, 300) + "\n")
     assert "INJECTION TRUNCATED: 2 of 4 matched rule domains left out" in fitted.text
-    assert len(fitted.text.encode()) == fitted.used <= 300
+    assert len(fitted.text) == fitted.used <= 300
     for _, block in [blocks[0], blocks[2]]:
         assert block in fitted.text  # never cut
 
 
-def test_the_budget_counts_bytes_not_characters() -> None:
-    block = "## A\n- " + "é" * 50 + "\n"  # 58 characters, 108 bytes
-    assert fit([("A", block)], 108).kept == ("A",)
-    assert fit([("A", block)], 107).kept == ()
+def test_the_budget_counts_characters_as_the_host_does_utf16_code_units() -> None:
+    block = "## A\n- " + "é" * 50 + "\U0001f600" * 10 + "\n"  # 68 code points, 78 UTF-16 units
+    assert len(block) == 68
+    assert fit([("A", block)], 78).kept == ("A",)
+    assert fit([("A", block)], 77).kept == ()

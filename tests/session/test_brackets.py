@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from abcd.recall.constants import DEPLETED_LINES_BYTES, MODERATE_FULL_BYTES
+from abcd.recall.constants import DEPLETED_LINES_CHARS, MODERATE_FULL_CHARS
 from abcd.session.brackets import BRACKETS, bracket_for
 from abcd.session.fill import Fill
 
@@ -36,27 +36,27 @@ def test_no_figure_is_the_unknown_bracket() -> None:
     assert bracket.reason == "unknown: no status line reading and no usable transcript"
 
 
-def test_a_fresh_window_sends_rules_and_every_candidate_in_full() -> None:
+def test_a_fresh_window_sends_rules_in_full_and_candidates_in_full_then_one_line_each() -> None:
     bracket = bracket_for(Fill(23, "statusline"))
     assert bracket.rules_form == "full"
-    assert bracket.memory.full_budget_bytes is None  # only the shared injection budget bounds it
-    assert bracket.memory.line_budget_bytes == 0
+    assert bracket.memory.full_budget_chars is None  # only the host's limit bounds it
+    assert bracket.memory.line_budget_chars is None  # then the rest one line each, as it allows
     assert bracket.reason == "fresh: 23% used (status line)"
 
 
-def test_a_moderate_window_shortens_rules_and_sends_the_top_in_full_within_8_kib() -> None:
+def test_a_moderate_window_shortens_rules_and_sends_the_top_in_full_within_8192_chars() -> None:
     bracket = bracket_for(Fill(45.5, "transcript"))
     assert bracket.rules_form == "short"
-    assert bracket.memory.full_budget_bytes == MODERATE_FULL_BYTES == 8 * 1024
-    assert bracket.memory.line_budget_bytes is None  # the rest one line each
+    assert bracket.memory.full_budget_chars == MODERATE_FULL_CHARS == 8 * 1024
+    assert bracket.memory.line_budget_chars is None  # the rest one line each
     assert bracket.reason == "moderate: 45.5% used (transcript)"
 
 
-def test_a_depleted_window_sends_one_line_each_within_2_kib_and_always_the_top_one() -> None:
+def test_a_depleted_window_sends_one_line_each_within_2048_chars_and_always_the_top() -> None:
     bracket = bracket_for(Fill(90, "statusline"))
     assert bracket.rules_form == "short"
-    assert bracket.memory.full_budget_bytes == 0
-    assert bracket.memory.line_budget_bytes == DEPLETED_LINES_BYTES == 2 * 1024
+    assert bracket.memory.full_budget_chars == 0
+    assert bracket.memory.line_budget_chars == DEPLETED_LINES_CHARS == 2 * 1024
     assert bracket.memory.at_least_one
 
 

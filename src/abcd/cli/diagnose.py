@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from abcd.errors import UsageError
+from abcd.recall.budget import DEFAULT_LIMIT, HOST_CONTEXT_ENV, host_len
 from abcd.recall.constants import (
     FRESH_MIN_FREE_PERCENT,
-    INJECTION_BUDGET_BYTES,
     MODERATE_MIN_FREE_PERCENT,
     WEIGHT_BODY,
     WEIGHT_RECALL,
@@ -37,6 +37,7 @@ from abcd.session.fill import Fill
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from abcd.recall.bm25f import TermScore
+    from abcd.recall.budget import Limit
     from abcd.recall.engine import Candidate, DomainChoice, Outcome
     from abcd.recall.items import Item, Problem
 
@@ -45,19 +46,19 @@ GIVEN_SOURCE: Final = "--fill"
 
 # Forms as a person reads them; the JSON keeps the engine's words (as the hook's envelope does).
 _FORM_WORDS: Final = {"line": "one line"}
-# What a form that brought nothing back means, said under the candidate.
+# What a form that brought nothing back means, said under the candidate (`{limit}`: the host's).
 _FORM_NOTES: Final = {
     "too large": (
-        f"its block alone is larger than the whole {INJECTION_BUDGET_BYTES // 1024} KiB "
-        "budget: set aside, and the take went on"
+        "its block alone is larger than the host's whole {limit} characters: set aside, "
+        "and the take went on"
     ),
     "does not fit": (
-        "the budget left when its turn came was too small; the take stopped there, "
-        "and it can come back on a later prompt"
+        "what was left of the host's {limit} characters when its turn came was too small; "
+        "the take stopped there. It is not recorded, so it can come back on a later prompt"
     ),
 }
 _DOMAIN_NOTES: Final = {
-    "left out": "the injection budget ran out before its block",
+    "left out": "the host's limit ran out before its block",
 }
 _PROMPT_SHOWN_CHARS: Final = 100
 
@@ -117,8 +118,8 @@ def diagnostic_bracket(used: float | None) -> Bracket:
     )
 
 
-def _kib(size: int) -> str:
-    return f"{size // 1024} KiB" if size % 1024 == 0 else f"{size} bytes"
+def _chars(size: int) -> str:
+    return f"{size:,} characters"
 
 
 def rules_form_words(bracket: Bracket) -> str:
@@ -127,18 +128,24 @@ def rules_form_words(bracket: Bracket) -> str:
     return "heading, first rule, and where the rest are (`abcd rules NAME`)"
 
 
-def memory_form_words(policy: MemoryPolicy) -> str:
+def memory_form_words(policy: MemoryPolicy, limit: int) -> str:
     """The bracket's memory policy in words, read from the policy itself."""
-    full, lines = policy.full_budget_bytes, policy.line_budget_bytes
+    full, lines = policy.full_budget_chars, policy.line_budget_chars
     parts: list[str] = []
     if full != 0:
-        parts.append("in full, ranked" + ("" if full is None else f", within {_kib(full)}"))
+        parts.append("in full, ranked" + ("" if full is None else f", within {_chars(full)}"))
     if lines != 0:
         rest = "the rest " if parts else ""
-        parts.append(f"{rest}one line each" + ("" if lines is None else f" within {_kib(lines)}"))
+        parts.append(f"{rest}one line each" + ("" if lines is None else f" within {_chars(lines)}"))
     if policy.at_least_one:
         parts.append("always at least the top one")
-    return ", ".join(parts) + f", inside the {_kib(INJECTION_BUDGET_BYTES)} shared with the rules"
+    return ", ".join(parts) + f", inside the host's {_chars(limit)} shared with the rules"
+
+
+def limit_words(limit: Limit) -> str:
+    """`10,000 characters as the host counts them (measured on Claude Code 2.1.197; ...)`."""
+    hint = f"; {HOST_CONTEXT_ENV} sets another" if limit.source == DEFAULT_LIMIT.source else ""
+    return f"{_chars(limit.chars)} as the host counts them ({limit.source}{hint})"
 
 
 # --- for people ------------------------------------------------------------------
@@ -219,18 +226,18 @@ def _domain_lines(domains: Sequence[DomainChoice], truncated: str, silenced: boo
     return lines
 
 
-def _candidate_block(cand: Candidate) -> list[str]:
+def _candidate_block(cand: Candidate, limit: int) -> list[str]:
     item, scored = cand.item, cand.scored
     head = f"#{cand.rank}  {item.key}  score {scored.score:.4f}  {_form(cand.form)}"
     lines = [head, f"    {_what(item)}: {item.title}", f"    hit by: {', '.join(cand.hits)}"]
     note = _FORM_NOTES.get(cand.form)
     if note:
-        lines.append(f"    {_form(cand.form)}: {note}")
+        lines.append(f"    {_form(cand.form)}: {note.format(limit=f'{limit:,}')}")
     lines += ["    " + row for row in _terms_table(scored.terms, scored.score)]
     return lines
 
 
-def _candidate_lines(candidates: Sequence[Candidate], silenced: bool) -> list[str]:
+def _candidate_lines(candidates: Sequence[Candidate], silenced: bool, limit: int) -> list[str]:
     weights = f"recall x{WEIGHT_RECALL}, title x{WEIGHT_TITLE}, body x{WEIGHT_BODY}"
     if silenced:
         return ["notes and pages: none (the kill switch silences them)"]
@@ -240,7 +247,7 @@ def _candidate_lines(candidates: Sequence[Candidate], silenced: bool) -> list[st
     lines = [f"notes and pages: {len(candidates)} {noun}, ranked by BM25F ({weights})"]
     for cand in candidates:
         lines.append("")
-        lines += ["  " + line for line in _candidate_block(cand)]
+        lines += ["  " + line for line in _candidate_block(cand, limit)]
     return lines
 
 
@@ -274,14 +281,15 @@ def _shown_prompt(prompt: str) -> str:
     return f'prompt: "{flat}"'
 
 
-def report(outcome: Outcome, prompt: str, *, show_all: bool) -> str:
+def report(outcome: Outcome, limit: Limit, prompt: str, *, show_all: bool) -> str:
     """The diagnostic for a person: aligned, one candidate per block, scores to four places."""
     bracket = outcome.bracket
     lines = [
         _shown_prompt(prompt),
         f"bracket: {bracket.reason}",
         f"  rules:           {rules_form_words(bracket)}",
-        f"  notes and pages: {memory_form_words(bracket.memory)}",
+        f"  notes and pages: {memory_form_words(bracket.memory, limit.chars)}",
+        f"host's limit: {limit_words(limit)}",
         "ledger: empty, as at the start of a session; nothing is written",
     ]
     rules = outcome.rules
@@ -291,7 +299,7 @@ def report(outcome: Outcome, prompt: str, *, show_all: bool) -> str:
     lines.append("")
     lines += _domain_lines(outcome.domains, outcome.truncated_line, silenced)
     lines.append("")
-    lines += _candidate_lines(outcome.candidates, silenced)
+    lines += _candidate_lines(outcome.candidates, silenced, limit.chars)
     if show_all:
         lines += ["", *_withheld_lines(outcome.withheld), "", *_problem_lines(outcome.problems)]
     elif outcome.withheld or outcome.problems:
@@ -304,8 +312,8 @@ def report(outcome: Outcome, prompt: str, *, show_all: bool) -> str:
     lines.append("")
     text = outcome.text
     if text:
-        size = len(text.encode("utf-8"))
-        lines += [f"the hook would send ({size} bytes):", text]
+        size = host_len(text + "\n")  # as printed
+        lines += [f"the hook would send ({size:,} of {_chars(limit.chars)}):", text]
     else:
         lines.append("the hook would send nothing for this prompt")
     return "\n".join(lines) + "\n"
@@ -342,7 +350,7 @@ def _candidate_json(cand: Candidate) -> dict[str, Any]:
     }
 
 
-def to_json(outcome: Outcome, *, given: bool) -> dict[str, Any]:
+def to_json(outcome: Outcome, limit: Limit, *, given: bool) -> dict[str, Any]:
     """The same facts as `report`, withheld items and problems always included."""
     bracket = outcome.bracket
     rules = outcome.rules
@@ -351,7 +359,7 @@ def to_json(outcome: Outcome, *, given: bool) -> dict[str, Any]:
             "name": bracket.name,
             "reason": bracket.reason,
             "rules_form": bracket.rules_form,
-            "memory_form": memory_form_words(bracket.memory),
+            "memory_form": memory_form_words(bracket.memory, limit.chars),
             "fill": {
                 "used_percentage": bracket.fill.used_percentage,
                 "source": GIVEN_SOURCE if given else bracket.fill.source,
@@ -375,5 +383,7 @@ def to_json(outcome: Outcome, *, given: bool) -> dict[str, Any]:
             for item, reason in outcome.withheld
         ],
         "problems": [{"kind": p.kind, "message": p.message} for p in outcome.problems],
+        "limit": {"chars": limit.chars, "source": limit.source},
         "text": outcome.text,
+        "size": host_len(outcome.text + "\n") if outcome.text else 0,
     }

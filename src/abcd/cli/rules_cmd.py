@@ -17,6 +17,7 @@ tests and for running it on its own.
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any
 
 import typer
@@ -123,9 +124,14 @@ def _diagnose(prompt: str, used: float | None, *, show_all: bool, as_json: bool)
 
     Each layer or page that could not be read is one stderr line and exit 1,
     after the report (the hook still recalls from the others, and so does this).
+    The host's limit is the hook's: `ABCD_HOST_CONTEXT_CHARS`, else the measured one.
     """
+    from abcd.recall.budget import context_limit
     from abcd.recall.engine import recall
 
+    limit = context_limit(os.environ)
+    if limit.problem:
+        notice(limit.problem)
     home = Home.open()  # never created: an absent home is no machine layer
     try:
         outcome = recall(
@@ -135,14 +141,15 @@ def _diagnose(prompt: str, used: float | None, *, show_all: bool, as_json: bool)
             bracket=diagnose.diagnostic_bracket(used),
             ledger=None,
             use_index=False,  # every machine note read, so each withheld one has its reason
+            limit=limit.chars,
         )
     finally:
         if home is not None:
             home.close()
     if as_json:
-        emit_json(diagnose.to_json(outcome, given=used is not None))
+        emit_json(diagnose.to_json(outcome, limit, given=used is not None))
     else:
-        print(diagnose.report(outcome, prompt, show_all=show_all), end="")
+        print(diagnose.report(outcome, limit, prompt, show_all=show_all), end="")
     if outcome.rules is not None:
         for note in outcome.rules.notes:
             notice(note)

@@ -3,8 +3,11 @@
 Each reads the host's JSON payload on stdin (fields as in `shared/host/`).
 `prompt-router` prints the context the prompt brings back on stdout (the
 host hands plain stdout to the model) and one stderr line naming what came
-back; `--json` prints the envelope `{"text", "injected", "recalled", "fill"}`
-instead. `session-start` and `pre-compact` reset the session's ledger.
+back, and what the host's limit kept out; `--json` prints the envelope
+`{"text", "injected", "recalled", "fill"}` instead. What it prints stays
+within the host's limit on a hook's output (`abcd.recall.budget`:
+`ABCD_HOST_CONTEXT_CHARS`, else 10,000 characters, measured on Claude Code
+2.1.197). `session-start` and `pre-compact` reset the session's ledger.
 
 A hook never blocks a prompt: any failure is one stderr line and exit 0, and
 whatever could still be recalled is recalled. This module is the hot path:
@@ -67,6 +70,9 @@ NEVER_LOADED = (
 # The payload carries the prompt; a prompt past the scan bound is cut, so the payload is bounded
 # with room for the host's other fields.
 PAYLOAD_MAX_BYTES = 16 * 1024 * 1024
+# The stderr line names at most this many notes and pages that did not fit (and counts the rest):
+# a broad prompt's thousands of candidates are neither read nor listed to say so.
+DID_NOT_FIT_NAMED = 5
 # SessionStart sources after which the context still holds what earlier prompts recalled.
 RESUMED_SOURCES = frozenset({"resume"})
 
@@ -196,6 +202,7 @@ def route(payload: Payload, stderr: TextIO) -> Outcome:
 
 
 def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
+    from abcd.recall.budget import context_limit
     from abcd.recall.engine import recall
     from abcd.session.brackets import bracket_for
     from abcd.session.fill import current_fill
@@ -216,12 +223,21 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     fill = current_fill(home, payload.session_id, payload.transcript_path, session_records=records)
     if fill.problem:
         _say(stderr, fill.problem)
+    limit = context_limit(os.environ)
+    if limit.problem:
+        _say(stderr, limit.problem)
     repo = find_repo(payload.cwd)
     from abcd.recall.stemcache import StemCache
 
     stems = StemCache(home, repo.top) if home is not None and repo is not None else None
     outcome = recall(
-        payload.prompt, home=home, repo=repo, bracket=bracket_for(fill), ledger=ledger, stems=stems
+        payload.prompt,
+        home=home,
+        repo=repo,
+        bracket=bracket_for(fill),
+        ledger=ledger,
+        stems=stems,
+        limit=limit.chars,
     )
     if stems is not None:
         stems.save()
@@ -256,7 +272,8 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
 
 
 def summary_line(outcome: Outcome) -> str | None:
-    """`recalled 2 note(s) [mem-... (project), mem-... (machine)]`, and pages and rules likewise."""
+    """`recalled 2 note(s) [mem-... (project), mem-... (machine)]`, pages and rules likewise, and
+    what the host's limit kept out (not recorded as sent, so it comes back on a later prompt)."""
     parts = []
     notes = [c for c in outcome.recalled if c.item.kind == "note"]
     pages = [c for c in outcome.recalled if c.item.kind == "page"]
@@ -273,6 +290,16 @@ def summary_line(outcome: Outcome) -> str | None:
     too_large = [c.item.key for c in outcome.too_large]
     if too_large:
         parts.append(f"set aside as too large [{', '.join(too_large)}]")
+    left_out = [c.match.domain.name for c in outcome.left_out]
+    if left_out:
+        parts.append(f"rules left out [{', '.join(left_out)}]")
+    missed, below = outcome.did_not_fit(DID_NOT_FIT_NAMED)
+    if missed:
+        named = ", ".join(f"{c.item.key} ({c.item.layer})" for c in missed)
+        more = f" and {below} more candidate(s) below them" if below else ""
+        parts.append(f"did not fit, not sent [{named}]{more}")
+    if left_out or missed:
+        parts.append(f"within the host's {outcome.limit} characters")
     return "; ".join(parts) if parts else None
 
 

@@ -58,13 +58,32 @@ TIE_EPSILON: Final = 1e-9
 
 # --- budgets (SPEC section 8) ----------------------------------------------
 
-# Rules and memory share this per prompt, rules first: enough for every
-# matched domain and several pages, small against any model's window.
-INJECTION_BUDGET_BYTES: Final = 64 * 1024
+# The host keeps a UserPromptSubmit hook's output whole up to this many
+# characters and replaces anything longer with a 2 KB preview, saving the
+# whole in its own project folder: measured on Claude Code 2.1.197
+# (`shared/host/README.md`; its code: `if (stdout.trim().length <= 1e4)`).
+# Everything the hook prints (rules, the truncation line, the memory heading,
+# notes and pages, the final newline) fits in it, counted as the host counts:
+# UTF-16 code units, JavaScript's `length` (`abcd.recall.budget.host_len`).
+# `ABCD_HOST_CONTEXT_CHARS` sets another figure for a newer or another host.
+HOST_CONTEXT_CHARS: Final = 10_000
+HOST_CONTEXT_MEASURED_ON: Final = "Claude Code 2.1.197"
+# What `ABCD_HOST_CONTEXT_CHARS` may say: below a thousand there is no room
+# for a rules block and a note together; past a million characters a prompt
+# would carry more than any model's window holds.
+HOST_CONTEXT_MIN_CHARS: Final = 1_000
+HOST_CONTEXT_MAX_CHARS: Final = 1_000_000
+# When the rules alone would fill the budget and a note or page is waiting,
+# the rules stop short of it by this share: 2,500 of 10,000 characters hold
+# any note in full (a body of at most 2 KiB, a title of at most 120
+# characters: about 2,250 rendered), or two dozen one-line items, and leave
+# three quarters to the rules (docs/decisions.md).
+MEMORY_FLOOR_SHARE: Final = 0.25
 # Moderate bracket: the top-ranked notes and pages in full within this, the
-# rest one line each. Depleted: one line each within this, at least the top one.
-MODERATE_FULL_BYTES: Final = 8 * 1024
-DEPLETED_LINES_BYTES: Final = 2 * 1024
+# rest one line each. Depleted: one line each within this, at least the top
+# one. Characters, as the host counts them, inside the host's budget.
+MODERATE_FULL_CHARS: Final = 8 * 1024
+DEPLETED_LINES_CHARS: Final = 2 * 1024
 
 # Every 15th prompt of a session clears the ledgers first, so an item that is
 # always relevant comes back after the context has scrolled it away.

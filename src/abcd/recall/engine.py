@@ -14,9 +14,12 @@ carries. The flow:
    A machine note tied to another repository is not; git is asked for this
    repository's root only when a tied note hit.
 5. Rank candidates by BM25F over every item in reach.
-6. Rules first, whole domain blocks, within the 64 KiB injection budget;
-   then memory in ranked order, in the forms the bracket gives, within what
-   is left. What did not fit is not recorded, so it comes back next prompt.
+6. Rules first, whole domain blocks, then memory in ranked order, in the
+   forms the bracket gives, all within the host's limit on a hook's output
+   (`abcd.recall.budget`: 10,000 characters on Claude Code 2.1.197, counted
+   as the host counts). When a note or page is waiting, the rules leave it a
+   floor (a quarter of the limit). What did not fit is not recorded, so it
+   comes back next prompt.
 
 Pure apart from reading the declared places; it writes nothing.
 """
@@ -25,7 +28,8 @@ from __future__ import annotations
 
 from abcd.errors import AbcdError, JournalBroken, TrustError
 from abcd.recall.bm25f import Corpus, Doc, Scored, idf
-from abcd.recall.constants import INJECTION_BUDGET_BYTES, K1, TIE_EPSILON, B
+from abcd.recall.budget import host_len
+from abcd.recall.constants import HOST_CONTEXT_CHARS, K1, MEMORY_FLOOR_SHARE, TIE_EPSILON, B
 from abcd.recall.index import EVERYWHERE, INDEX_FILE
 from abcd.recall.items import (
     WIDE,
@@ -140,16 +144,18 @@ class DomainChoice:
 class Outcome:
     """Everything one recall decided, for the hook's output and the diagnostic's report."""
 
-    def __init__(self, bracket: Bracket) -> None:
+    def __init__(self, bracket: Bracket, limit: int = HOST_CONTEXT_CHARS) -> None:
         self.bracket = bracket
+        self.limit = limit  # the host's limit on what the hook prints, in its characters
         self.rules: RuleSet | None = None
         self.domains: list[DomainChoice] = []
         self.truncated_line = ""
         self._candidates: list[Candidate] = []
-        # The candidates ranked after the take stopped, classified only when asked for, and
-        # whether one of them could be too large (else `too_large` need not classify them).
+        # The candidates ranked after the take stopped, classified only when asked for (already
+        # sent or does not fit: the take stops only once the full form is over), and how many
+        # candidates there are in all.
         self._rest: Iterator[Candidate] | None = None
-        self._rest_may_be_too_large = False
+        self._count = 0
         self._open: IndexedNotes | None = None  # the index machine candidates are read from
         self.withheld: list[tuple[Item, str]] = []
         self.problems: list[Problem] = []
@@ -167,10 +173,36 @@ class Outcome:
 
     @property
     def too_large(self) -> list[Candidate]:
-        """The candidates set aside as larger than the whole budget, wherever they rank."""
-        if self._rest_may_be_too_large:
-            self.candidates  # noqa: B018 (classifies the rest)
+        """The candidates set aside as larger than the whole budget (only the full form's take
+        meets them, so the unclassified rest holds none)."""
         return [c for c in self._candidates if c.form == "too large"]
+
+    def did_not_fit(self, most: int) -> tuple[list[Candidate], int]:
+        """Up to `most` candidates that did not fit, in rank order, and how many candidates rank
+        below the last one named (not classified, so some may have been sent before).
+
+        The rest is classified only as far as the names need: a broad prompt's thousands of
+        candidates are not read to name a few.
+        """
+        named: list[Candidate] = []
+        at = 0
+        while len(named) < most:
+            if at == len(self._candidates):
+                found = next(self._rest, None) if self._rest is not None else None
+                if found is None:
+                    self._rest = None
+                    break
+                self._candidates.append(found)
+            if self._candidates[at].form == "does not fit":
+                named.append(self._candidates[at])
+            at += 1
+        below = self._count - at if len(named) == most else 0
+        return named, below
+
+    @property
+    def left_out(self) -> list[DomainChoice]:
+        """The matched rule domains the limit left out."""
+        return [d for d in self.domains if d.form == "left out"]
 
     def close(self) -> None:
         """Give back the index; a machine candidate not yet read cannot be read after this."""
@@ -209,8 +241,9 @@ def render_line(item: Item) -> str:
     return f"- {item.key} {item.label}: {item.title}"
 
 
-def _size(text: str) -> int:
-    return len(text.encode("utf-8")) + 1  # and the newline that joins it
+def _cost(text: str) -> int:
+    """A part's characters as the host counts them, and the newline that joins it."""
+    return host_len(text) + 1
 
 
 # --- loading ---------------------------------------------------------------------
@@ -384,6 +417,7 @@ def recall(
     ledger: Ledger | None = None,
     use_index: bool = True,
     stems: StemCache | None = None,
+    limit: int = HOST_CONTEXT_CHARS,
 ) -> Outcome:
     """Decide what this prompt brings back; `ledger` `None` means a fresh session.
 
@@ -392,7 +426,9 @@ def recall(
     """
     checkout = Checkout.open(repo.top) if repo is not None else None
     try:
-        return _recall_in(prompt_text, home, repo, checkout, bracket, ledger, use_index, stems)
+        return _recall_in(
+            prompt_text, home, repo, checkout, bracket, ledger, use_index, stems, limit
+        )
     finally:
         if checkout is not None:
             checkout.close()
@@ -407,18 +443,21 @@ def _recall_in(
     ledger: Ledger | None,
     use_index: bool,
     stems: StemCache | None,
+    limit: int,
 ) -> Outcome:
     """`recall`, its checkout open.
 
-    With `use_index`, machine notes come through `memory.idx` when it is
-    usable (the hook); without it every machine note is read, so each one
-    can be listed with the reason it was withheld (the diagnostic). `stems`,
+    `limit` is the host's limit on the hook's whole output, in its
+    characters (`abcd.recall.budget.context_limit`). With `use_index`,
+    machine notes come through `memory.idx` when it is usable (the hook);
+    without it every machine note is read, so each one can be listed with
+    the reason it was withheld (the diagnostic). `stems`,
     when given, supplies the stems of items stemmed at an earlier prompt (the
     hook saves it afterwards; the engine itself writes nothing).
     """
     rules = load_rules(home, checkout)
     prompt = Prompt(scan(prompt_text))
-    outcome = _fresh(bracket, rules)
+    outcome = _fresh(bracket, rules, limit)
     indexed = _open_index(home, outcome) if use_index else None
     try:
         _recall(prompt, home, repo, checkout, rules, bracket, ledger, indexed, outcome, stems)
@@ -427,7 +466,7 @@ def _recall_in(
             raise
         # An index that opened but does not read through: fold the view, as without one.
         indexed.close()
-        outcome = _fresh(bracket, rules)
+        outcome = _fresh(bracket, rules, limit)
         outcome.problems.append(
             Problem(
                 "note",
@@ -449,8 +488,8 @@ def _recall_in(
 _INDEX_DAMAGE = (OSError, ValueError, EOFError, KeyError, TypeError, IndexError)
 
 
-def _fresh(bracket: Bracket, rules: RuleSet) -> Outcome:
-    outcome = Outcome(bracket)
+def _fresh(bracket: Bracket, rules: RuleSet, limit: int) -> Outcome:
+    outcome = Outcome(bracket, limit)
     outcome.rules = rules
     for problem in rules.problems:
         if isinstance(problem, CheckoutRefused):  # one line for the whole layer
@@ -488,7 +527,7 @@ def _recall(
         outcome.withheld += [(item, silenced) for item in items]
         return outcome
 
-    used = _take_rules(match_rules(rules, prompt), bracket, ledger, outcome)
+    blocks = _rule_blocks(match_rules(rules, prompt), bracket, ledger, outcome)
 
     # idf counts every item in reach, tied notes of this repository included whether or not one
     # hit, so the root is needed whenever tied notes exist (in the index or among the items); the
@@ -546,6 +585,7 @@ def _recall(
             outcome.withheld.append((item, "tied to another repository"))
 
     if not hitting and not numbers:  # nothing to rank: the reach's figures are not needed
+        _take(outcome, ledger, blocks, iter(()))
         return outcome
     by_key = {item.key: item for item in reach}
     summary = None
@@ -597,16 +637,12 @@ def _recall(
         return Candidate(by_key[ref.key], None, rank, hits_of[ref.key], (small, ref.key), score)
 
     ordered = _ranked(scored, ranked_numbers, machine)
-    largest = max(
-        [len(item.key) + len(item.title) + len(item.body) for item, _ in hitting]
-        + [indexed.index.largest if indexed is not None and numbers else 0]
-    )
-    _take_memory(
+    outcome._count = len(scored) + len(ranked_numbers)
+    _take(
         outcome,
         ledger,
-        INJECTION_BUDGET_BYTES - used,
+        blocks,
         (candidate(ref, rank) for rank, ref in enumerate(ordered, start=1)),
-        largest,
     )
     return outcome
 
@@ -796,10 +832,10 @@ def _first(entry: tuple[float, object]) -> float:
     return entry[0]
 
 
-def _take_rules(
+def _rule_blocks(
     matches: list[Match], bracket: Bracket, ledger: Ledger | None, outcome: Outcome
-) -> int:
-    """Rules first: whole domain blocks within the budget. Returns the bytes they use."""
+) -> list[tuple[str, str]]:
+    """Each matched domain's block in the bracket's form, but those already sent this session."""
     short = bracket.rules_form == "short"
     blocks: list[tuple[str, str]] = []
     for match in matches:
@@ -809,9 +845,14 @@ def _take_rules(
             continue
         outcome.domains.append(DomainChoice(match, "short" if short else "full"))
         blocks.append((domain.name, render_domain(domain, short=short)))
+    return blocks
+
+
+def _fit_rules(outcome: Outcome, blocks: list[tuple[str, str]], budget: int) -> int:
+    """Rules first: whole domain blocks within `budget`. Returns the characters they print."""
     if not blocks:
         return 0
-    fitted = fit(blocks, INJECTION_BUDGET_BYTES)
+    fitted = fit(blocks, budget, outcome.limit)
     left_out = set(fitted.left_out)
     for choice in outcome.domains:
         if choice.match.domain.name in left_out:
@@ -819,83 +860,102 @@ def _take_rules(
     if left_out:
         outcome.truncated_line = fitted.text.rstrip("\n").rsplit("\n", 1)[-1]
     outcome.rules_text = fitted.text.rstrip("\n")
-    return fitted.used
+    return host_len(outcome.rules_text)
 
 
-def _take_memory(
+# What the hook prints around the rules and the memory: the blank line between them, and the
+# newline that ends its output.
+_BETWEEN = 2
+_END = 1
+
+
+def _within(bound: int | None, left: int) -> int:
+    """A form's budget (`None`: no bound of its own) within what is left of the limit."""
+    return left if bound is None else min(bound, left)
+
+
+def _take(
     outcome: Outcome,
     ledger: Ledger | None,
-    budget: int,
+    blocks: list[tuple[str, str]],
     ranked: Iterator[Candidate],
-    largest: int,
 ) -> None:
-    """Memory in ranked order, in the bracket's forms, within `budget` bytes.
+    """Rules, then memory in ranked order in the bracket's forms, all within `outcome.limit`.
 
-    Once the take stops, the candidates ranked below are classified only
-    when `outcome.candidates` is asked for: each is already sent, too large,
-    or does not fit, and none of that changes what was taken. `largest`
-    bounds the characters of any candidate's key, title and body: when even
-    that renders within the budget, none of the rest can be too large.
+    The whole printed text (rules, the truncation line, the blank line, the
+    `## MEMORY` heading, each item, the final newline) stays within the
+    host's limit, counted as the host counts. The rules are fitted when the
+    first candidate that was not already sent comes up: then they stop short
+    of a floor kept for memory (`MEMORY_FLOOR_SHARE` of the limit, and never
+    less than that candidate's line), else they may use it all. In the full
+    form an item whose block alone is larger than the whole limit is set
+    aside as too large and does not stop the take; the first that does not
+    fit in full ends the full form (in the fresh and moderate brackets the
+    rest go as one line each), and the first line that does not fit stops
+    the take. Once it stops, the candidates ranked below are classified only
+    when asked for: each is already sent or does not fit,
+    and none of that changes what was taken.
     """
     policy = outcome.bracket.memory
-    heading = _size(MEMORY_HEADING)
-    left = budget - heading
-    full_left = left if policy.full_budget_bytes is None else min(policy.full_budget_bytes, left)
-    lines_left = left if policy.line_budget_bytes is None else min(policy.line_budget_bytes, left)
-    full_phase = policy.full_budget_bytes != 0
+    room = outcome.limit - _END
+    heading = host_len(MEMORY_HEADING)
+    whole = room - heading  # the most any item can have: no rules, nothing else
+    full_phase = policy.full_budget_chars != 0
     parts: list[str] = []
     taken = outcome._candidates
+    left = full_left = lines_left = 0  # set when the rules are fitted
+    text, size = "", 0
 
-    def set_aside(cand: Candidate) -> tuple[bool, str]:
-        """Whether the candidate is set aside, its form saying why (already sent, or larger than
-        the whole budget in the full phase), and its full block when the full phase rendered it."""
+    def sent(cand: Candidate) -> bool:
         item = cand.item
         if ledger is not None and ledger.sent(item.key, item.signature()):
             cand.form = "already sent"
-            return True, ""
-        if not full_phase:
-            return False, ""
-        text = render_full(item)
-        if _size(text) > budget - heading:
-            cand.form = "too large"  # wherever it ranks: set aside and named
-            return True, text
-        return False, text
+            return True
+        return False
 
     def passed_over(cand: Candidate) -> Candidate:
-        """A candidate below where the take stopped: already sent, too large or does not fit."""
-        set_aside(cand)
+        """A candidate below where the take stopped: already sent, or does not fit."""
+        sent(cand)
         return cand
 
+    fitted = False
     stopped = False
     for cand in ranked:
         taken.append(cand)
-        aside, text = set_aside(cand)
-        if aside:
+        if sent(cand):
             continue
         if full_phase:
-            size = _size(text)
+            text = render_full(cand.item)
+            size = _cost(text)
+            if size > whole:
+                cand.form = "too large"  # set aside and named; the take goes on
+                continue
+        if not fitted:  # memory has something to send: the rules leave it its floor
+            line = _cost(render_line(cand.item))  # and always room for this one as a line
+            floor = min(whole, max(int(outcome.limit * MEMORY_FLOOR_SHARE), line))
+            rules = _fit_rules(outcome, blocks, room - _BETWEEN - heading - floor)
+            left = room - (rules + _BETWEEN if rules else 0) - heading
+            full_left = _within(policy.full_budget_chars, left)
+            lines_left = _within(policy.line_budget_chars, left)
+            fitted = True
+        if full_phase:
             if size <= full_left and size <= left:
                 cand.form, full_left, left = "full", full_left - size, left - size
                 parts.append(text)
                 continue
-            if policy.line_budget_bytes == 0:
-                stopped = True  # the first that does not fit stops the take
-                break
-            full_phase = False  # moderate: the rest go as one line each
+            full_phase = False  # the rest go as one line each
         text = render_line(cand.item)
-        size = _size(text)
-        first = not parts
-        if (size <= lines_left and size <= left) or (
-            first and policy.at_least_one and size <= budget - heading
-        ):
+        size = _cost(text)
+        top = policy.at_least_one and not parts  # the top one goes even past the line budget
+        if size <= left and (size <= lines_left or top):
             cand.form, lines_left, left = "line", lines_left - size, left - size
             parts.append(text)
         else:
-            stopped = True
+            stopped = True  # the first that does not fit stops the take
             break
+    if not fitted:  # nothing waiting for memory: the rules may use the whole limit
+        _fit_rules(outcome, blocks, room)
     if stopped:
         outcome._rest = (passed_over(cand) for cand in ranked)
-        # A rendered block is at most 4 bytes a character, its fence, head and label 256 more.
-        outcome._rest_may_be_too_large = full_phase and 8 * largest + 256 > budget - heading
     if parts:
         outcome.memory_text = "\n".join([MEMORY_HEADING, *parts])

@@ -11,7 +11,7 @@ Everything the hook reads per prompt is reached by key without loading the
 rest:
 
 - header: format, term-rule version, checkpoint, per root group `(n, total
-  length)`, the largest note's characters, and the offsets of the sections below;
+  length)`, and the offsets of the sections below;
 - recall buckets: first stem of a recall term -> `[(term, group, note
   numbers)]`, the numbers packed as 4-byte integers, so a prompt gathers its
   candidates in C, checking each distinct term against the prompt once;
@@ -138,11 +138,6 @@ def note_record(note: Any) -> Record:
     )
 
 
-def rendered_size(record: Record) -> int:
-    """Characters of a note's id, title and body: what bounds the size of its rendered block."""
-    return len(record[0]) + len(record[1]) + len(record[2])
-
-
 def forward_of(record: Record, vocabulary: dict[str, int]) -> Forward:
     """The note's forward record, its fields stemmed by the term rule (as `Corpus` reads them);
     a stem the vocabulary lacks gets the next term number."""
@@ -215,7 +210,6 @@ def build(
     id_buckets = max(1, len(records) // IDS_PER_BUCKET)
     ids: list[dict[str, int]] = [{} for _ in range(id_buckets)]
     groups: dict[str, list[int]] = {}
-    largest = 0
     blobs: list[bytes] = []
     forwards: list[bytes] = []
     lengths = array("I")
@@ -223,7 +217,6 @@ def build(
     for no, (record, (length, numbers, weights), (blob, forward)) in enumerate(
         zip(records, decoded, encoded, strict=True)
     ):
-        largest = max(largest, rendered_size(record))
         group = record[4] or EVERYWHERE
         stats = groups.setdefault(group, [0, 0])
         stats[0] += 1
@@ -305,7 +298,6 @@ def build(
             "terms": TERM_RULE_VERSION,
             "checkpoint": tuple(checkpoint),
             "count": count,
-            "largest": largest,
             "groups": {g: tuple(s) for g, s in groups.items()},
             "layout": layout,
         }
@@ -343,7 +335,6 @@ class Index:
         self.base = 16 + length
         self.checkpoint: tuple[int, int, int, str] = header["checkpoint"]
         self.count: int = header["count"]
-        self.largest: int = header["largest"]
         self.groups: dict[str, tuple[int, int]] = header["groups"]
         self.layout: dict[str, Any] = header["layout"]
         self._tables: dict[str, memoryview] = {}

@@ -3,7 +3,7 @@
 The flow is the layout: `schema` (one layer's bytes -> a validated `Layer`)
 -> `loader` (machine then repository, merged field by field, the kill switch,
 notes and problems as values) -> `match` (which domains a prompt brings back)
--> `render` (full or short blocks, the one fence, the byte budget).
+-> `render` (full or short blocks, the one fence, the budget in the host's characters).
 
 Imports no CLI framework, and no msgspec, typing, dataclasses, pathlib or
 subprocess either: the prompt hook loads this on every prompt

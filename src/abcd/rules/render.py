@@ -1,4 +1,4 @@
-"""Rule domains as text for the agent's context, and the byte budget that bounds them.
+"""Rule domains as text for the agent's context, and the budget that bounds them.
 
 A domain renders in one of two forms (SPEC section 9):
 
@@ -13,8 +13,9 @@ sits inside a tilde fence within its item (`fence`, the one fence for another
 party's text, which notes and pages reuse), so a project's file can never put
 an unmarked heading in front of the reader (seed 000, iss-2609020219265817).
 
-`fit` keeps whole domain blocks within a byte budget, in order, leaving out
-each block that does not fit in what remains, and then says so in one loud
+`fit` keeps whole domain blocks within a budget of characters as the host
+counts them (`abcd.recall.budget.host_len`), in order, leaving out each block
+that does not fit in what remains, and then says so in one loud
 `INJECTION TRUNCATED` line that is itself counted in the budget.
 
 Invariant: rendering is pure and deterministic; a kept block is never cut.
@@ -22,6 +23,7 @@ Invariant: rendering is pure and deterministic; a kept block is never cut.
 
 from __future__ import annotations
 
+from abcd.recall.budget import host_len
 from abcd.value import Value
 
 TYPE_CHECKING = False
@@ -128,7 +130,7 @@ def render_domain(domain: Domain, *, short: bool = False) -> str:
 
 
 class Fitted(Value):
-    """What a budget let through: the text, the names kept and left out, the bytes used."""
+    """What a budget let through: the text, the names kept and left out, the characters used."""
 
     __slots__ = ("kept", "left_out", "text", "used")
     __match_args__ = ("text", "kept", "left_out", "used")
@@ -147,11 +149,11 @@ class Fitted(Value):
         object.__setattr__(self, "used", used)
 
 
-def truncated_line(left_out: int, total: int, budget: int) -> str:
-    """The loud line that says how many domain blocks a budget left out."""
+def truncated_line(left_out: int, total: int, limit: int) -> str:
+    """The loud line that says how many domain blocks the host's `limit` left out."""
     return (
         f"INJECTION TRUNCATED: {left_out} of {total} matched rule domains left out "
-        f"to stay within {budget} bytes; they come back on a later prompt."
+        f"to stay within the host's {limit} characters; they come back on a later prompt."
     )
 
 
@@ -159,31 +161,33 @@ def _take(blocks: Sequence[tuple[str, str]], budget: int) -> tuple[list[int], in
     taken: list[int] = []
     used = 0
     for at, (_, text) in enumerate(blocks):
-        cost = len(text.encode("utf-8")) + (1 if taken else 0)  # a blank line between blocks
+        cost = host_len(text) + (1 if taken else 0)  # a blank line between blocks
         if used + cost <= budget:
             taken.append(at)
             used += cost
     return taken, used
 
 
-def fit(blocks: Sequence[tuple[str, str]], budget: int) -> Fitted:
-    """Keep whole `(name, block)`s, in order, within `budget` bytes of UTF-8.
+def fit(blocks: Sequence[tuple[str, str]], budget: int, limit: int | None = None) -> Fitted:
+    """Keep whole `(name, block)`s, in order, within `budget` characters as the host counts them.
 
-    When any is left out, the `INJECTION TRUNCATED` line comes last and its
-    bytes come out of the budget first (reserved at its longest), so the
-    whole text stays within the budget; only a budget smaller than that line
-    alone is exceeded, by the line, because a silent truncation is worse.
+    When any is left out, the `INJECTION TRUNCATED` line (naming the host's
+    `limit`, by default the budget) comes last and its characters come out of
+    the budget first (reserved at its longest), so the whole text stays
+    within the budget; only a budget smaller than that line alone is
+    exceeded, by the line, because a silent truncation is worse.
     """
+    shown = budget if limit is None else limit
     taken, used = _take(blocks, budget)
     if len(taken) == len(blocks):
         texts = [text for _, text in blocks]
         return Fitted("\n".join(texts), tuple(n for n, _ in blocks), (), used)
     total = len(blocks)
-    reserve = len(truncated_line(total, total, budget).encode("utf-8")) + 2
+    reserve = host_len(truncated_line(total, total, shown)) + 2
     taken, used = _take(blocks, max(0, budget - reserve))
     kept = [blocks[at] for at in taken]
     chosen = set(taken)
     left = [name for at, (name, _) in enumerate(blocks) if at not in chosen]
-    line = truncated_line(len(left), total, budget)
+    line = truncated_line(len(left), total, shown)
     text = "\n".join([*(t for _, t in kept), line + "\n"])
-    return Fitted(text, tuple(n for n, _ in kept), tuple(left), len(text.encode("utf-8")))
+    return Fitted(text, tuple(n for n, _ in kept), tuple(left), host_len(text))

@@ -2,12 +2,16 @@
 
 One table, one place (SPEC section 9):
 
-| bracket  | free      | rules                               | notes and pages                                   |
-|----------|-----------|-------------------------------------|---------------------------------------------------|
-| fresh    | >= 70%    | every matched domain in full        | every candidate in full, ranked, within budget    |
-| moderate | 40-70%    | heading, first rule, count + hint   | top-ranked in full within 8 KiB, rest one line    |
-| depleted | < 40%     | as moderate                         | one line each within 2 KiB, at least the top one  |
-| unknown  | no source | as fresh                            | as depleted                                       |
+| bracket  | free      | rules                             | notes and pages                                       |
+|----------|-----------|-----------------------------------|-------------------------------------------------------|
+| fresh    | >= 70%    | every matched domain in full      | in full, ranked, while they fit; then one line each   |
+| moderate | 40-70%    | heading, first rule, count + hint | top-ranked in full within 8,192 chars, rest one line  |
+| depleted | < 40%     | as moderate                       | one line each within 2,048 chars, at least the top one |
+| unknown  | no source | as fresh                          | as depleted                                           |
+
+All of it inside the host's limit on a hook's output (10,000 characters on
+Claude Code 2.1.197, `abcd.recall.budget`), rules first; characters are
+counted as the host counts them.
 
 The invariant: `bracket_for` is pure and total (every `Fill` has exactly one
 bracket); free is `100 - used`, and a boundary belongs to the roomier
@@ -19,9 +23,9 @@ named once. On the prompt hook's path: no msgspec, no `typing` at run time.
 from __future__ import annotations
 
 from abcd.recall.constants import (
-    DEPLETED_LINES_BYTES,
+    DEPLETED_LINES_CHARS,
     FRESH_MIN_FREE_PERCENT,
-    MODERATE_FULL_BYTES,
+    MODERATE_FULL_CHARS,
     MODERATE_MIN_FREE_PERCENT,
 )
 from abcd.session.fill import Fill
@@ -38,24 +42,25 @@ if TYPE_CHECKING:
 class MemoryPolicy(Value):
     """How notes and pages are sent, in rank order, inside the shared injection budget.
 
-    For each byte budget, `None` means bounded only by what is left of the
-    shared budget, and `0` means no item takes that form. Items go in full
-    while `full_budget_bytes` lasts, then one line each while
-    `line_budget_bytes` lasts; with `at_least_one` the top candidate is sent
+    For each budget (characters, as the host counts them), `None` means
+    bounded only by what is left of the shared budget, and `0` means no item
+    takes that form. Items go in full
+    while `full_budget_chars` lasts, then one line each while
+    `line_budget_chars` lasts; with `at_least_one` the top candidate is sent
     (one line) even when it alone passes the line budget.
     """
 
-    __slots__ = ("at_least_one", "full_budget_bytes", "line_budget_bytes")
-    __match_args__ = ("full_budget_bytes", "line_budget_bytes", "at_least_one")
-    full_budget_bytes: int | None
-    line_budget_bytes: int | None
+    __slots__ = ("at_least_one", "full_budget_chars", "line_budget_chars")
+    __match_args__ = ("full_budget_chars", "line_budget_chars", "at_least_one")
+    full_budget_chars: int | None
+    line_budget_chars: int | None
     at_least_one: bool
 
     def __init__(
-        self, *, full_budget_bytes: int | None, line_budget_bytes: int | None, at_least_one: bool
+        self, *, full_budget_chars: int | None, line_budget_chars: int | None, at_least_one: bool
     ) -> None:
-        object.__setattr__(self, "full_budget_bytes", full_budget_bytes)
-        object.__setattr__(self, "line_budget_bytes", line_budget_bytes)
+        object.__setattr__(self, "full_budget_chars", full_budget_chars)
+        object.__setattr__(self, "line_budget_chars", line_budget_chars)
         object.__setattr__(self, "at_least_one", at_least_one)
 
 
@@ -86,19 +91,19 @@ class Bracket(Value):
         object.__setattr__(self, "fill", fill)
 
 
-_EVERY_IN_FULL: Final = MemoryPolicy(
-    full_budget_bytes=None, line_budget_bytes=0, at_least_one=False
+_IN_FULL_THEN_LINES: Final = MemoryPolicy(
+    full_budget_chars=None, line_budget_chars=None, at_least_one=False
 )
 _TOP_IN_FULL: Final = MemoryPolicy(
-    full_budget_bytes=MODERATE_FULL_BYTES, line_budget_bytes=None, at_least_one=False
+    full_budget_chars=MODERATE_FULL_CHARS, line_budget_chars=None, at_least_one=False
 )
 _LINES_ONLY: Final = MemoryPolicy(
-    full_budget_bytes=0, line_budget_bytes=DEPLETED_LINES_BYTES, at_least_one=True
+    full_budget_chars=0, line_budget_chars=DEPLETED_LINES_CHARS, at_least_one=True
 )
 
 # The table: rules form and memory policy per bracket.
 BRACKETS: Final[dict[BracketName, tuple[RulesForm, MemoryPolicy]]] = {
-    "fresh": ("full", _EVERY_IN_FULL),
+    "fresh": ("full", _IN_FULL_THEN_LINES),
     "moderate": ("short", _TOP_IN_FULL),
     "depleted": ("short", _LINES_ONLY),
     # Unknown fill: rules cost little and are the project's standing orders,
