@@ -23,12 +23,14 @@ def test_there_is_a_schema_for_the_envelope_every_event_and_the_view() -> None:
     names = sorted(p.name for p in (ROOT / "journal_schema").glob("*.json"))
     assert names == [
         "envelope.schema.json",
+        "event.journal.recovered.schema.json",
         "event.note.added.schema.json",
         "event.note.removed.schema.json",
         "memory-view.schema.json",
     ]
     envelope = json.loads((ROOT / "journal_schema" / "envelope.schema.json").read_text())
     assert envelope["$defs"]["Envelope"]["properties"]["type"]["enum"] == [
+        "journal.recovered",
         "note.added",
         "note.removed",
     ]
