@@ -19,29 +19,57 @@ def sha256_hex(data: bytes) -> str:
     return digest
 
 
-# --- the view's digest (`abcd.journal.view`), found by bytes so the hook needs no msgspec:
-# msgspec writes a Struct's fields in their declared order, `digest` last in the checkpoint,
-# which comes right after `schema_version`, so nothing before it can hold the key's text.
+# --- the view's stamps (`abcd.journal.view`), found by bytes so the hook needs no msgspec:
+# msgspec writes a Struct's fields in their declared order; the checkpoint comes right after
+# `schema_version` and ends with `index` then `digest`, so nothing before them can hold their keys.
 _DIGEST_KEY = b'"digest":"'
+_INDEX_KEY = b'"index":"'
 DIGEST_LEN = 64
+STAMP_LEN = 64
+_ZEROS = b"0" * DIGEST_LEN
+
+
+def _field(data: bytes, key: bytes, length: int) -> int | None:
+    """Where the `length`-character value of `key` starts in a view's first bytes, or `None`."""
+    at = data.find(key, 0, 512)
+    if at < 0:
+        return None
+    start = at + len(key)
+    if len(data) < start + length + 1 or data[start + length : start + length + 1] != b'"':
+        return None
+    return start
 
 
 def view_digest_span(data: bytes) -> tuple[int, str] | None:
-    """Where a view's checkpoint digest sits in its bytes and its value, or `None`."""
-    at = data.find(_DIGEST_KEY, 0, 512)
-    if at < 0:
+    """Where a view's digest sits in its bytes and its value, or `None`."""
+    start = _field(data, _DIGEST_KEY, DIGEST_LEN)
+    if start is None:
         return None
-    start = at + len(_DIGEST_KEY)
-    value = data[start : start + DIGEST_LEN]
-    if len(value) != DIGEST_LEN or data[start + DIGEST_LEN : start + DIGEST_LEN + 2] != b'"}':
-        return None
-    return start, value.decode("ascii", "replace")
+    return start, data[start : start + DIGEST_LEN].decode("ascii", "replace")
+
+
+def view_digest_of(data: bytes, start: int) -> str:
+    """The digest of a view's bytes, its own 64 characters read as zeros: it covers the rest."""
+    return sha256_hex(data[:start] + _ZEROS + data[start + DIGEST_LEN :])
 
 
 def view_digest_matches(data: bytes) -> bool:
-    """Whether a view's bytes after its checkpoint hash to the digest the checkpoint holds."""
+    """Whether a view's bytes hash to the digest its checkpoint holds (a hand edit does not)."""
     span = view_digest_span(data)
-    if span is None:
-        return False
-    start, value = span
-    return sha256_hex(data[start + DIGEST_LEN + 2 :]) == value
+    return span is not None and view_digest_of(data, span[0]) == span[1]
+
+
+def view_index_stamp(data: bytes) -> str | None:
+    """The stamp of the recall index a view's writer left beside it, or `None`."""
+    start = _field(data, _INDEX_KEY, STAMP_LEN)
+    return None if start is None else data[start : start + STAMP_LEN].decode("ascii", "replace")
+
+
+def file_stamp(st: object) -> str:
+    """A file's identity as the view records the index's: inode, size and change time.
+
+    The change time is set by the kernel on every write, rename or chmod and
+    cannot be set back by the account, so an index replaced or edited after
+    its writer stamped the view does not match.
+    """
+    return f"{st.st_ino % 10**20:020d}{st.st_size:020d}{st.st_ctime_ns % 10**24:024d}"  # type: ignore[attr-defined]

@@ -297,7 +297,7 @@ def test_dense_postings_and_either_scoring_agree_with_the_fold_to_the_bit(
         assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
 
 
-def test_an_index_damaged_past_its_header_is_read_around_and_named(
+def test_an_index_changed_after_its_writer_is_not_read_the_view_serves_and_it_is_said(
     host: Host, abcd_home: Path
 ) -> None:
     note = host.note("Deploys need a tag", "Tag before deploying.", "deploy")
@@ -305,10 +305,25 @@ def test_an_index_damaged_past_its_header_is_read_around_and_named(
     data = index.read_bytes()
     body_starts = 16 + int.from_bytes(data[8:16], "little")
     index.write_bytes(data[:body_starts] + b"\xff" * (len(data) - body_starts))
-    host.start("s1")  # the header still reads: the session start does not rebuild it
     env = host.prompt("deploy it", "s1")
     assert keys(env) == [note]
-    assert "machine index unreadable" in env["stderr"] and "read the view instead" in env["stderr"]
+    assert "memory.idx changed since abcd wrote memory.json" in env["stderr"]
+
+
+def test_a_session_start_rebuilds_an_index_the_view_does_not_name(
+    host: Host, abcd_home: Path
+) -> None:
+    note = host.note("Deploys need a tag", "Tag before deploying.", "deploy")
+    index = abcd_home / "memory.idx"
+    data = index.read_bytes()
+    body_starts = 16 + int.from_bytes(data[8:16], "little")
+    damaged = data[:body_starts] + b"\xff" * (len(data) - body_starts)
+    index.write_bytes(damaged)
+    host.start("s1")
+    assert index.read_bytes() != damaged
+    env = host.prompt("deploy it", "s1")
+    assert keys(env) == [note]
+    assert "memory.idx" not in env["stderr"]
 
 
 def test_a_writer_leaves_a_slightly_trailing_index_and_rewrites_it_past_the_bound(

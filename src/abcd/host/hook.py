@@ -151,16 +151,17 @@ def reset(event: str, payload: Payload, stderr: TextIO) -> None:
 
 
 def _refresh_index(home: Home, stderr: TextIO) -> None:
-    """Rebuild the recall index if it cannot be used (an upgrade changed the term rule, or it is
-    missing): once per session start, so prompts never fall back to folding every note."""
-    from abcd.recall.index import index_usable, project_index
+    """Rebuild the recall index if it cannot be used (an upgrade changed the term rule, it is
+    missing, or it is not the one the view names): once per session start, so prompts never fall
+    back to folding every note. Whole, never patched: an index changed by hand is not kept."""
+    from abcd.recall.index import index_usable, rebuild_index
 
     if index_usable(home):
         return
     from abcd.journal import store
 
     try:
-        store.refresh(home.path, projections=(project_index,))
+        store.refresh(home.path, projections=(rebuild_index,))
     except AbcdError as err:
         _say(stderr, f"recall index not rebuilt: {err}")
 

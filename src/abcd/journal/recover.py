@@ -42,8 +42,9 @@ from abcd.journal.store import (
     repair_pending,
     repair_torn_tail,
     stored_checkpoint,
+    write_view,
 )
-from abcd.journal.view import EMPTY_VIEW, View, encode_view
+from abcd.journal.view import EMPTY_VIEW, View
 from abcd.trust import Home
 from abcd.trust.guarded import open_at
 
@@ -118,9 +119,9 @@ def recover(
         line = encode_line(cp.seq + 1, at, cp.head, event)
         append_lines(segs, number, line + b"\n", offset)
         view, _, _ = fold_from(segs, EMPTY_VIEW)
-        home.write_atomic(VIEW_FILE, encode_view(view))
         for project in projections:
             project(home, view)
+        write_view(home, view)
         return Recovered(found, rel, moved[0], moved[1], decode_envelope(line).seq, view)
 
 

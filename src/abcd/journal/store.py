@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from abcd.clock import now_rfc3339
 from abcd.constants import FILE_MODE, LINE_MAX_BYTES, SEGMENT_MAX_BYTES, VIEW_MAX_BYTES, ZERO_HASH
+from abcd.digest import file_stamp
 from abcd.errors import RECOVERY_HINT, AbcdError, JournalBroken, Refused, StorageError, TrustError
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.envelope import (
@@ -55,11 +56,13 @@ from abcd.journal.segments import (
 )
 from abcd.journal.view import (
     EMPTY_VIEW,
+    NO_INDEX,
     Checkpoint,
     View,
     decode_view,
     digest_matches,
     encode_view,
+    restamp,
 )
 from abcd.trust import Home
 from abcd.trust.guarded import open_at
@@ -433,6 +436,22 @@ def repair_pending(segs: Segments) -> bool:
 Projection_ = Callable[[Home, View], None]
 
 
+def write_view(home: Home, view: View, encoded: bytes | None = None) -> None:
+    """Write `memory.json`, stamped with the recall index now beside it (write the index first)."""
+    from abcd.recall.index import INDEX_FILE
+
+    stamp = NO_INDEX
+    try:
+        opened = home.open_file(INDEX_FILE)
+    except (TrustError, OSError):
+        opened = None  # an index the hook would refuse is not named as this view's
+    if opened is not None:
+        os.close(opened[0])
+        stamp = file_stamp(opened[1])
+    data = encoded if encoded is not None else encode_view(view)
+    home.write_atomic(VIEW_FILE, restamp(data, stamp))
+
+
 def _project(
     home: Home,
     view: View,
@@ -440,13 +459,8 @@ def _project(
     projections: Sequence[Projection_],
     warnings: list[str] | None,
 ) -> None:
-    """Write the view and the caches derived from it; after a durable append, failures only warn."""
-    try:
-        home.write_atomic(VIEW_FILE, encoded if encoded is not None else encode_view(view))
-    except (AbcdError, OSError) as err:
-        if warnings is None:
-            raise
-        warnings.append(f"memory.json not written ({err}); readers fold the journal instead")
+    """Write the caches derived from the view, then the view stamped with them; after a
+    durable append, failures only warn."""
     for project in projections:
         try:
             project(home, view)
@@ -454,6 +468,12 @@ def _project(
             if warnings is None:
                 raise
             warnings.append(f"recall index not written ({err}); the hook folds the view instead")
+    try:
+        write_view(home, view, encoded)
+    except (AbcdError, OSError) as err:
+        if warnings is None:
+            raise
+        warnings.append(f"memory.json not written ({err}); readers fold the journal instead")
 
 
 def _bounded(view: View) -> bytes:
@@ -546,10 +566,10 @@ def refresh(
         with Segments(home, create=True) as segs, journal_lock(segs):
             _open_for_write(home, segs)
             loaded = _load(home, segs)
-            if loaded.stale:
-                home.write_atomic(VIEW_FILE, encode_view(loaded.view))
             for project in projections:
                 project(home, loaded.view)
+            if loaded.stale or projections:
+                write_view(home, loaded.view)
 
 
 def rebuild(
@@ -577,7 +597,8 @@ def rebuild(
             view, _, _ = fold_from(segs, EMPTY_VIEW, on_bytes=on_bytes)
         except JournalBroken:
             raise locate_break(home, segs) from None
-        home.write_atomic(VIEW_FILE, _bounded(view))
+        encoded = _bounded(view)
         for project in projections:
             project(home, view)
+        write_view(home, view, encoded)
         return old, view

@@ -6,13 +6,14 @@ that point folds the new bytes, and one that finds the checkpoint wrong
 re-folds from zero. `removed` lists the ids of removed notes so that an id is
 never minted twice.
 
-The checkpoint's `digest` is the SHA-256 of the file's bytes after the
-checkpoint (the notes and removed ids as written), so a note written into
-the file by hand is told from one the fold wrote without re-folding: a
-reader that finds the digest wrong re-folds from the journal. It is found by
-bytes, not by decoding (the hook reads the view without msgspec): msgspec
-writes the fields in their declared order, `digest` last in the checkpoint,
-and nothing before it can hold the text `"digest":"`.
+The checkpoint's `digest` is the SHA-256 of the file's bytes (its own 64
+characters read as zeros), so a note written into the file by hand is told
+from one the fold wrote without re-folding: a reader that finds the digest
+wrong re-folds from the journal. Its `index` is the stamp (inode, size,
+change time) of the recall index the writer left beside it: the hook, which
+reads notes through the index, uses an index only while it is the one the
+view names. Both are found by bytes, not by decoding (the hook reads the
+view without msgspec; `abcd.digest`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ from __future__ import annotations
 import msgspec
 
 from abcd.constants import VIEW_SCHEMA_VERSION, ZERO_HASH
-from abcd.digest import DIGEST_LEN, sha256_hex, view_digest_matches, view_digest_span
+from abcd.digest import (
+    DIGEST_LEN,
+    STAMP_LEN,
+    view_digest_matches,
+    view_digest_of,
+    view_digest_span,
+)
 from abcd.journal.events import Origin
 
 
@@ -45,7 +52,10 @@ class Checkpoint(msgspec.Struct, frozen=True):
     offset: int = 0
     seq: int = 0
     head: str = ZERO_HASH
-    digest: str = ""  # of the bytes after the checkpoint; "" in a view written before it existed
+    # The recall index's stamp (`abcd.digest.file_stamp`) when this view was written beside it.
+    index: str = ""
+    # Of the file's bytes, these 64 read as zeros; "" in a view written before it existed.
+    digest: str = ""
 
 
 class View(msgspec.Struct, kw_only=True, frozen=True):
@@ -64,27 +74,36 @@ _encoder = msgspec.json.Encoder()
 
 
 _PLACEHOLDER = "0" * DIGEST_LEN
+NO_INDEX = "0" * STAMP_LEN
 
 
 def digest_matches(data: bytes) -> bool:
-    """Whether a view's bytes after its checkpoint hash to the digest the checkpoint holds."""
+    """Whether a view's bytes hash to the digest its checkpoint holds."""
     return view_digest_matches(data)
 
 
-def encode_view(view: View) -> bytes:
-    """The view's bytes, its checkpoint's digest worked out over what follows the checkpoint."""
+def encode_view(view: View, index_stamp: str = NO_INDEX) -> bytes:
+    """The view's bytes with the index's stamp and the digest over the whole file."""
     cp = view.journal
     placeholder = View(
         schema_version=view.schema_version,
-        journal=Checkpoint(cp.segment, cp.offset, cp.seq, cp.head, _PLACEHOLDER),
+        journal=Checkpoint(cp.segment, cp.offset, cp.seq, cp.head, NO_INDEX, _PLACEHOLDER),
         notes=view.notes,
         removed=view.removed,
     )
-    data = bytearray(_encoder.encode(placeholder) + b"\n")
-    span = view_digest_span(bytes(data[:512]))
-    assert span is not None  # the encoder writes the checkpoint first
+    return restamp(_encoder.encode(placeholder) + b"\n", index_stamp)
+
+
+def restamp(encoded: bytes, index_stamp: str) -> bytes:
+    """An encoded view with another index stamp, its digest worked out again."""
+    data = bytearray(encoded)
+    head = bytes(data[:512])
+    index_at = head.find(b'"index":"') + len(b'"index":"')
+    span = view_digest_span(head)
+    assert span is not None and len(index_stamp) == STAMP_LEN  # the encoder writes them first
+    data[index_at : index_at + STAMP_LEN] = index_stamp.encode("ascii")
     start = span[0]
-    data[start : start + DIGEST_LEN] = sha256_hex(bytes(data[start + DIGEST_LEN + 2 :])).encode()
+    data[start : start + DIGEST_LEN] = view_digest_of(bytes(data), start).encode()
     return bytes(data)
 
 
@@ -99,8 +118,9 @@ def decode_view(data: bytes) -> View:
             f"written by a newer abcd (schema_version {view.schema_version}; "
             f"this one reads {VIEW_SCHEMA_VERSION})"
         )
-    if view.journal.digest:  # a property of the file's bytes (`digest_matches`), not of the view
+    if view.journal.digest or view.journal.index:
+        # Properties of the file's bytes (`digest_matches`, the index beside it), not of the view.
         view = msgspec.structs.replace(
-            view, journal=msgspec.structs.replace(view.journal, digest="")
+            view, journal=msgspec.structs.replace(view.journal, index="", digest="")
         )
     return view

@@ -30,7 +30,7 @@ from abcd.errors import AbcdError, JournalBroken, TrustError
 from abcd.recall.bm25f import Corpus, Doc, Scored, idf
 from abcd.recall.budget import host_len
 from abcd.recall.constants import HOST_CONTEXT_CHARS, K1, MEMORY_FLOOR_SHARE, TIE_EPSILON, B
-from abcd.recall.index import EVERYWHERE, INDEX_FILE
+from abcd.recall.index import EVERYWHERE, INDEX_FILE, IndexChanged
 from abcd.recall.items import (
     WIDE,
     Item,
@@ -399,6 +399,9 @@ def _open_index(home: Home | None, outcome: Outcome) -> IndexedNotes | None:
     except JournalBroken as err:  # not a damaged cache: nothing of the machine's may be sent
         outcome.problems.append(Problem("note", f"machine notes withheld: {err}"))
         outcome.machine_withheld = True
+        return None
+    except IndexChanged as err:
+        outcome.problems.append(Problem("note", str(err)))
         return None
     except TrustError as err:
         if err.shown_path.endswith(INDEX_FILE):

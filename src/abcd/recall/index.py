@@ -309,6 +309,10 @@ class IndexUnusable(AbcdError):
     """The index is absent, stale or from another version: recall folds the view instead."""
 
 
+class IndexChanged(IndexUnusable):
+    """The index is not the one the view's writer left beside it (said, then the view serves)."""
+
+
 class Index:
     """An open index: reads its header once, then buckets and records on demand."""
 
@@ -540,12 +544,28 @@ def write_index(home: Home, notes: Iterable[Any], checkpoint: tuple[int, int, in
 
 
 def index_usable(home: Home) -> bool:
-    """Whether the index opens under this interpreter and term rule (lagging is fine: it folds forward)."""
+    """Whether the index opens under this interpreter and term rule and is the one the view names
+    (lagging is fine: it folds forward)."""
+    from abcd.digest import file_stamp, view_index_stamp
+
     try:
-        Index.open(home).close()
-    except (IndexUnusable, OSError, ValueError, EOFError):
+        index = Index.open(home)
+    except (AbcdError, OSError, ValueError, EOFError):
         return False
-    return True
+    try:
+        stamp = file_stamp(os.fstat(index.fd))
+    finally:
+        index.close()
+    try:
+        opened = home.open_file("memory.json")
+    except (AbcdError, OSError):
+        return False
+    if opened is None:
+        return False
+    try:
+        return view_index_stamp(os.pread(opened[0], 512, 0)) == stamp
+    finally:
+        os.close(opened[0])
 
 
 def project_index(home: Home, view: Any) -> None:

@@ -16,7 +16,7 @@ import os
 
 from abcd import fastjson
 from abcd.constants import JOURNAL_VERSION, VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION, ZERO_HASH
-from abcd.digest import sha256_hex, view_digest_matches
+from abcd.digest import STAMP_LEN, file_stamp, sha256_hex, view_digest_matches, view_index_stamp
 from abcd.errors import RECOVERY_HINT, CorruptFile, JournalBroken
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.segments import Segments, segment_rel
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 VIEW_FILE = "memory.json"
+NO_INDEX_STAMP = "0" * STAMP_LEN
 
 
 def machine_note(
@@ -185,22 +186,37 @@ def read_machine_notes(home: Home | None) -> list[Item]:
 class IndexedNotes:
     """The machine's notes as the hook needs them, read through `memory.idx`.
 
-    The index is trusted only as far as its checkpoint matches the journal
-    (the line ending at its offset hashes to its head). Lines past it are
-    folded in memory: added notes join as `extra` items, removed ones are
-    `gone`, so a lagging index is never wrong, only slower.
+    The index is used only while it is the one the view's writer left beside
+    it (the view's `index` stamp: inode, size, change time), so an index
+    replaced or edited afterwards is never read: the view, whose digest is
+    checked, serves instead. It is trusted only as far as its checkpoint
+    matches the journal (the line ending at its offset hashes to its head).
+    Lines past it are folded in memory: added notes join as `extra` items,
+    removed ones are `gone`, so a lagging index is never wrong, only slower.
     """
 
     def __init__(self, home: Home) -> None:
-        from abcd.recall.index import Index
+        from abcd.recall.index import Index, IndexChanged, IndexUnusable
 
         opened = home.open_file(VIEW_FILE)  # the view's trust checks hold here too
+        head = b""
         if opened is not None:
-            os.close(opened[0])
+            try:
+                head = os.pread(opened[0], 512, 0)
+            finally:
+                os.close(opened[0])
         self.index = Index.open(home)
         self.extra: dict[str, Item] = {}
         self.gone: set[str] = set()
         try:
+            stamp = view_index_stamp(head)
+            if stamp != file_stamp(os.fstat(self.index.fd)):
+                if stamp is None or stamp == NO_INDEX_STAMP:
+                    raise IndexUnusable("the view names no index")  # written before stamps
+                raise IndexChanged(
+                    "memory.idx changed since abcd wrote memory.json beside it; the notes are "
+                    "read from the view instead (`abcd journal verify` compares both)"
+                )
             with Segments(home) as segs:
                 if not at_checkpoint(segs, self.index.checkpoint):
                     raise locate_break(segs, self.index.checkpoint)  # edited or cut under it
