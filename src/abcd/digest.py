@@ -24,6 +24,9 @@ def sha256_hex(data: bytes) -> str:
 # `schema_version` and ends with `index` then `digest`, so nothing before them can hold their keys.
 _DIGEST_KEY = b'"digest":"'
 _INDEX_KEY = b'"index":"'
+_SEGMENTS_KEY = b'"segments":"'
+# The checkpoint and its stamps fit well within this many bytes at the head of a view.
+VIEW_HEAD_BYTES = 1024
 DIGEST_LEN = 64
 STAMP_LEN = 64
 _ZEROS = b"0" * DIGEST_LEN
@@ -31,7 +34,7 @@ _ZEROS = b"0" * DIGEST_LEN
 
 def _field(data: bytes, key: bytes, length: int) -> int | None:
     """Where the `length`-character value of `key` starts in a view's first bytes, or `None`."""
-    at = data.find(key, 0, 512)
+    at = data.find(key, 0, VIEW_HEAD_BYTES)
     if at < 0:
         return None
     start = at + len(key)
@@ -63,6 +66,12 @@ def view_index_stamp(data: bytes) -> str | None:
     """The stamp of the recall index a view's writer left beside it, or `None`."""
     start = _field(data, _INDEX_KEY, STAMP_LEN)
     return None if start is None else data[start : start + STAMP_LEN].decode("ascii", "replace")
+
+
+def view_segments_stamp(data: bytes) -> str | None:
+    """The stamp of the journal's segments a view's writer left in it, or `None`."""
+    start = _field(data, _SEGMENTS_KEY, DIGEST_LEN)
+    return None if start is None else data[start : start + DIGEST_LEN].decode("ascii", "replace")
 
 
 def file_stamp(st: object) -> str:

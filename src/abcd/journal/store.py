@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from abcd.clock import now_rfc3339
 from abcd.constants import FILE_MODE, LINE_MAX_BYTES, SEGMENT_MAX_BYTES, VIEW_MAX_BYTES, ZERO_HASH
-from abcd.digest import file_stamp
+from abcd.digest import file_stamp, view_segments_stamp
 from abcd.errors import RECOVERY_HINT, AbcdError, JournalBroken, Refused, StorageError, TrustError
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.envelope import (
@@ -206,6 +206,17 @@ def _trusted_base(home: Home, segs: Segments) -> tuple[View, str, str | None]:
     line = segs.line_ending_at(cp.segment, cp.offset)
     if line is None or line_hash(line) != cp.head:
         raise locate_break(home, segs)  # the view is as abcd wrote it: the journal changed
+    if view_segments_stamp(data) != segs.stamp():
+        # A segment changed since the view was written (an edit before the checkpoint shows
+        # nowhere else): walk the whole chain before believing the view.
+        scan = Scan()
+        found = first_break(
+            read_links(segs, scan),
+            (cp.segment, cp.offset, cp.seq, cp.head),
+            torn_inside=scan.torn_inside,
+        )
+        if found is not None:
+            raise broken(found)
     try:
         at = decode_envelope(line).at
     except BadLine:
@@ -449,7 +460,9 @@ def write_view(home: Home, view: View, encoded: bytes | None = None) -> None:
         os.close(opened[0])
         stamp = file_stamp(opened[1])
     data = encoded if encoded is not None else encode_view(view)
-    home.write_atomic(VIEW_FILE, restamp(data, stamp))
+    with Segments(home) as segs:
+        segments = segs.stamp()
+    home.write_atomic(VIEW_FILE, restamp(data, stamp, segments))
 
 
 def _project(

@@ -546,7 +546,7 @@ def write_index(home: Home, notes: Iterable[Any], checkpoint: tuple[int, int, in
 def index_usable(home: Home) -> bool:
     """Whether the index opens under this interpreter and term rule and is the one the view names
     (lagging is fine: it folds forward)."""
-    from abcd.digest import file_stamp, view_index_stamp
+    from abcd.digest import VIEW_HEAD_BYTES, file_stamp, view_index_stamp
 
     try:
         index = Index.open(home)
@@ -563,7 +563,7 @@ def index_usable(home: Home) -> bool:
     if opened is None:
         return False
     try:
-        return view_index_stamp(os.pread(opened[0], 512, 0)) == stamp
+        return view_index_stamp(os.pread(opened[0], VIEW_HEAD_BYTES, 0)) == stamp
     finally:
         os.close(opened[0])
 

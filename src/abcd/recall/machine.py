@@ -16,7 +16,15 @@ import os
 
 from abcd import fastjson
 from abcd.constants import JOURNAL_VERSION, VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION, ZERO_HASH
-from abcd.digest import STAMP_LEN, file_stamp, sha256_hex, view_digest_matches, view_index_stamp
+from abcd.digest import (
+    STAMP_LEN,
+    VIEW_HEAD_BYTES,
+    file_stamp,
+    sha256_hex,
+    view_digest_matches,
+    view_index_stamp,
+    view_segments_stamp,
+)
 from abcd.errors import RECOVERY_HINT, CorruptFile, JournalBroken
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.segments import Segments, segment_rel
@@ -85,7 +93,24 @@ def _stored_view(
         return empty  # changed by hand, or written before digests: fold the journal instead
     if not at_checkpoint(segs, checkpoint):
         raise locate_break(segs, checkpoint)
+    hold_to_segments(segs, data, checkpoint)
     return notes, checkpoint
+
+
+def hold_to_segments(
+    segs: Segments, view_head: bytes, checkpoint: tuple[int, int, int, str]
+) -> None:
+    """Walk the whole chain when a segment changed since the view was written; raise a break.
+
+    The view records a stamp of every segment (`Segments.stamp`); an edit
+    anywhere in the journal changes it, and only then is the journal read
+    whole, so a prompt pays one `stat` a segment while nothing changed.
+    """
+    if view_segments_stamp(view_head) == segs.stamp():
+        return
+    found = first_break(_links(segs), checkpoint, classify=False)
+    if found is not None:
+        raise JournalBroken(found.seq, found.what, found.where, hint=RECOVERY_HINT)
 
 
 def _links(segs: Segments) -> list[Link]:
@@ -202,7 +227,7 @@ class IndexedNotes:
         head = b""
         if opened is not None:
             try:
-                head = os.pread(opened[0], 512, 0)
+                head = os.pread(opened[0], VIEW_HEAD_BYTES, 0)
             finally:
                 os.close(opened[0])
         self.index = Index.open(home)
@@ -220,6 +245,7 @@ class IndexedNotes:
             with Segments(home) as segs:
                 if not at_checkpoint(segs, self.index.checkpoint):
                     raise locate_break(segs, self.index.checkpoint)  # edited or cut under it
+                hold_to_segments(segs, head, self.index.checkpoint)
                 notes: dict[str, dict[str, Any]] = {}
                 try:
                     _fold(segs, notes, self.index.checkpoint, self.gone)
