@@ -97,8 +97,21 @@ def _stored_view(
     return notes, checkpoint
 
 
+def view_checkpoint(view_head: bytes) -> tuple[int, int, int, str] | None:
+    """The checkpoint at the head of a view's bytes (it holds no nested object), or `None`."""
+    start = view_head.find(b'"journal":{')
+    end = view_head.find(b"}", start)
+    if start < 0 or end < 0:
+        return None
+    try:
+        cp = fastjson.loads(view_head[start + len(b'"journal":') : end + 1])
+        return (int(cp["segment"]), int(cp["offset"]), int(cp["seq"]), str(cp["head"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def hold_to_segments(
-    segs: Segments, view_head: bytes, checkpoint: tuple[int, int, int, str]
+    segs: Segments, view_head: bytes, checkpoint: tuple[int, int, int, str] | None
 ) -> None:
     """Walk the whole chain when a segment changed since the view was written; raise a break.
 
@@ -234,6 +247,7 @@ class IndexedNotes:
         self.extra: dict[str, Item] = {}
         self.gone: set[str] = set()
         try:
+            view_cp = view_checkpoint(head)
             stamp = view_index_stamp(head)
             if stamp != file_stamp(os.fstat(self.index.fd)):
                 if stamp is None or stamp == NO_INDEX_STAMP:
@@ -243,9 +257,11 @@ class IndexedNotes:
                     "read from the view instead (`abcd journal verify` compares both)"
                 )
             with Segments(home) as segs:
-                if not at_checkpoint(segs, self.index.checkpoint):
-                    raise locate_break(segs, self.index.checkpoint)  # edited or cut under it
-                hold_to_segments(segs, head, self.index.checkpoint)
+                # Both caches are witnesses: the journal must still hold where each was folded to.
+                for cp in (view_cp, self.index.checkpoint):
+                    if cp is not None and not at_checkpoint(segs, cp):
+                        raise locate_break(segs, view_cp)  # edited or cut under it
+                hold_to_segments(segs, head, view_cp)
                 notes: dict[str, dict[str, Any]] = {}
                 try:
                     _fold(segs, notes, self.index.checkpoint, self.gone)
