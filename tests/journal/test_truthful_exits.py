@@ -85,30 +85,34 @@ def test_a_batch_whose_writer_died_is_never_read_and_the_next_writer_cuts_it(
 
 
 @pytest.mark.slow
-def test_a_killed_import_lands_whole_or_not_at_all(repo: Path, abcd: Run, tmp_path: Path) -> None:
+def test_a_killed_import_lands_whole_or_not_at_all(
+    repo: Path, abcd: Run, abcd_home: Path, tmp_path: Path
+) -> None:
+    count = 3000
     lines = "".join(
         json.dumps({"title": f"Lesson {n}", "body": f"Body {n}.", "recall": ["lesson"]}) + "\n"
-        for n in range(3000)
+        for n in range(count)
     )
     source = tmp_path / "notes.jsonl"
     source.write_text(lines)
-    seen = set()
-    for delay in (0.4, 0.6, 0.8, 1.0, 1.5):
+    pending = abcd_home / "journal" / ".pending"
+    total = 0
+    for _ in range(4):
         proc = subprocess.Popen(
             [sys.executable, "-m", "abcd", "memory", "import", str(source), "--by", BY],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(delay)
+        # Kill it the moment its batch's intent is on disk (inside the batch), or as it ends.
+        while proc.poll() is None and not pending.exists():
+            time.sleep(0.0005)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        before = len(_notes(abcd))
         assert abcd("memory", "add", "--title", "t", "--recall", "x", "--by", BY, stdin="b").code == 0
-        after = len(_notes(abcd))
-        landed = after - 1 - before
-        assert landed == 0  # the next writer found the batch whole or cut it: never a part
-        assert before % 3000 in (0, 1, 2, 3, 4, 5)  # whole batches plus the single adds
-        seen.add(before // 3000)
+        total += 1
+        landed = len(_notes(abcd)) - total
+        assert landed % count == 0, landed  # whole batches only, never a part of one
+        assert not pending.exists()
         assert abcd("journal", "verify").code == 0
 
 
