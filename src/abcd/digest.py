@@ -51,9 +51,17 @@ def view_digest_span(data: bytes) -> tuple[int, str] | None:
     return start, data[start : start + DIGEST_LEN].decode("ascii", "replace")
 
 
-def view_digest_of(data: bytes, start: int) -> str:
-    """The digest of a view's bytes, its own 64 characters read as zeros: it covers the rest."""
-    return sha256_hex(data[:start] + _ZEROS + data[start + DIGEST_LEN :])
+def view_digest_of(data: bytes | bytearray, start: int) -> str:
+    """The digest of a view's bytes, its own 64 characters read as zeros: it covers the rest.
+
+    Hashed in place (a view can be tens of megabytes: no copy is made).
+    """
+    view = memoryview(data)
+    hasher = sha256(view[:start])
+    hasher.update(_ZEROS)
+    hasher.update(view[start + DIGEST_LEN :])
+    digest: str = hasher.hexdigest()
+    return digest
 
 
 def view_digest_matches(data: bytes) -> bool:

@@ -547,9 +547,9 @@ def append(
     `plan` runs under the lock, so what it checks (an id is new, a note
     exists) still holds when its events land. If it raises, nothing is written.
     `projections` are further caches derived from the view (the recall index),
-    written after it under the same lock. Once the lines are durable, a view
-    or cache that cannot be written goes into `warnings` (when given) and the
-    append still succeeds.
+    written under the same lock just before it (the view records the index's
+    stamp). Once the lines are durable, a view or cache that cannot be written
+    goes into `warnings` (when given) and the append still succeeds.
     """
     home = Home.open(home_path, create=True)
     assert home is not None

@@ -113,7 +113,7 @@ def restamp(encoded: bytes, index_stamp: str, segments_stamp: str = NO_SEGMENTS)
         at = head.find(key) + len(key)
         data[at : at + len(value)] = value.encode("ascii")
     start = span[0]
-    data[start : start + DIGEST_LEN] = view_digest_of(bytes(data), start).encode()
+    data[start : start + DIGEST_LEN] = view_digest_of(data, start).encode()
     return bytes(data)
 
 
