@@ -57,7 +57,9 @@ def test_an_edited_last_line_is_never_sent_and_no_writer_launders_it(
     assert not [k for k in keys(env) if k.startswith("mem-")]
     assert "journal broken at seq 3" in env["stderr"]
 
-    add = abcd("memory", "add", "--title", "Another", "--recall", "x", "--by", "Claude:m", stdin="b")
+    add = abcd(
+        "memory", "add", "--title", "Another", "--recall", "x", "--by", "Claude:m", stdin="b"
+    )
     assert add.code == 1 and "journal broken at seq 3" in add.err
     assert segment(abcd_home).read_bytes() == before  # nothing chained onto the edit
     assert abcd("journal", "rebuild").code == 1  # nor re-projected from it

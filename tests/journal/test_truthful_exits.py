@@ -108,7 +108,9 @@ def test_a_killed_import_lands_whole_or_not_at_all(
             time.sleep(0.0005)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        assert abcd("memory", "add", "--title", "t", "--recall", "x", "--by", BY, stdin="b").code == 0
+        assert (
+            abcd("memory", "add", "--title", "t", "--recall", "x", "--by", BY, stdin="b").code == 0
+        )
         total += 1
         landed = len(_notes(abcd)) - total
         assert landed % count == 0, landed  # whole batches only, never a part of one
