@@ -82,10 +82,21 @@ class Payload:
 
         sid = text("session_id")
         self.session_id = sid if sid and is_session_id(sid) else None
-        self.cwd = text("cwd") or os.getcwd()
+        self.cwd = _usable_path(text("cwd")) or os.getcwd()
         self.prompt = (text("prompt") or "")[: PROMPT_SCAN_BYTES * 4]
         self.transcript_path = text("transcript_path")
         self.source = text("source") or "unknown"
+
+
+def _usable_path(path: str | None) -> str | None:
+    """`path` when the system can be asked about it (no NUL, no lone surrogate), else `None`."""
+    if not path:
+        return None
+    try:
+        os.fsencode(path)
+    except UnicodeError:
+        return None
+    return path if "\0" not in path else None
 
 
 def read_payload(stdin: Any) -> Payload:
@@ -187,10 +198,12 @@ def _outliving(ledger: Ledger) -> list[SessionEvent]:
     return events
 
 
-def _ledger(home: Home | None, session_id: str | None) -> tuple[Ledger, list[SessionRecord]]:
+def _ledger(
+    home: Home | None, session_id: str | None, problems: list[str] | None = None
+) -> tuple[Ledger, list[SessionRecord]]:
     if home is None or session_id is None:
         return Ledger(), []
-    records = read_events_since_reset(home, SESSIONS_DIR, session_id)
+    records = read_events_since_reset(home, SESSIONS_DIR, session_id, problems)
     return fold(records), records
 
 
@@ -215,8 +228,11 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     from abcd.session.brackets import bracket_for
     from abcd.session.fill import current_fill
 
+    skipped: list[str] = []
     try:
-        ledger, records = _ledger(home, payload.session_id)
+        ledger, records = _ledger(home, payload.session_id, skipped)
+        for problem in skipped:
+            _say(stderr, f"session ledger: {problem}")
     except AbcdError as err:
         _say(stderr, f"session ledger unreadable, recalling as if fresh: {err}")
         ledger, records = Ledger(), []
