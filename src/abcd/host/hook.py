@@ -344,6 +344,8 @@ def main(argv: list[str], stdin: Any, stdout: TextIO, stderr: TextIO) -> int:
                 stdout.write(fastjson.dumps(envelope(outcome), ensure_ascii=False) + "\n")
             elif outcome.text:
                 stdout.write(outcome.text + "\n")
+    except AbcdError as err:  # a bad payload, a refused home: the message names it
+        _say(stderr, str(err))
     except Exception as err:  # the hook never blocks a prompt: one line, exit 0
         _say(stderr, f"hook {event} failed: {type(err).__name__}: {err}")
     return 0
