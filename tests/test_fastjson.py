@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import marshal
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -69,3 +71,87 @@ def test_importing_it_loads_neither_json_nor_re() -> None:
         [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+# --- bad input, in a fresh interpreter on every installed Python ------------------
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PYTHONS = ("3.11", "3.12", "3.13")
+# Syntax errors inside an object or array (the 3.11 scanner's SystemError without
+# `json.decoder`), a cut, nesting past the interpreter's depth, bytes that are not UTF-8,
+# an integer past the digit limit, a BOM.
+BAD = [
+    b'{"a": 1',
+    b'{"a": 1,}',
+    b"[1,]",
+    b'{"a"',
+    b'["a", {"b": [1, 2}]',
+    b'<<<<<<< HEAD\n{"a": 1}\n=======\n{"a": 2}\n>>>>>>> theirs\n',
+    b"[" * 100_000,
+    b'{"a":' * 100_000,
+    b"\xff\xfe{}",
+    b'["\xed\xa0\x80"]',
+    b"[" + b"1" * 5000 + b"]",
+    b"\xef\xbb\xbf{}",
+    b"",
+    b"[1] [2]",
+]
+# Run in a fresh `python -I`: each input, then whether `json` was loaded before it.
+PROBE = """
+import marshal, sys
+sys.path.insert(0, sys.argv[1])
+from abcd import fastjson
+out = []
+for data in marshal.loads(sys.stdin.buffer.read()):
+    for name in [m for m in sys.modules if m == "json" or m.startswith("json.")]:
+        del sys.modules[name]
+    try:
+        out.append(("value", repr(fastjson.loads(data))))
+    except ValueError as err:
+        out.append(("ValueError", str(err)))
+    except BaseException as err:
+        out.append((type(err).__name__, str(err)))
+sys.stdout.buffer.write(marshal.dumps(out))
+"""
+
+
+def _interpreter(version: str) -> str | None:
+    """An installed Python `version` (pyenv's, or `python<version>` on PATH) that runs."""
+    import os
+    import shutil
+
+    pyenv = Path(os.environ.get("PYENV_ROOT", "/root/.pyenv"))
+    found = [str(p) for p in sorted(pyenv.glob(f"versions/{version}.*/bin/python"))]
+    found += [p for p in [shutil.which(f"python{version}")] if p]
+    for python in found:
+        if subprocess.run([python, "-I", "-c", "pass"], capture_output=True).returncode == 0:
+            return python
+    return None
+
+
+@pytest.mark.parametrize("version", PYTHONS)
+def test_any_bad_input_is_a_value_error_with_a_message_in_a_fresh_interpreter(
+    version: str,
+) -> None:
+    python = _interpreter(version)
+    if python is None:
+        pytest.skip(f"Python {version} is not installed here")
+    good = [json.dumps(v).encode() for v in ({"a": [1, 2.5, None, "x"]}, [], "é", 10**30)]
+    done = subprocess.run(
+        [python, "-I", "-c", PROBE, str(SRC)],
+        input=marshal.dumps(BAD + good),
+        capture_output=True,
+        check=True,
+    )
+    results = marshal.loads(done.stdout)
+    for data, (kind, message) in zip(BAD, results, strict=False):
+        assert kind == "ValueError" and message, (version, data[:40], kind, message)
+    for data, (kind, value) in zip(good, results[len(BAD) :], strict=True):
+        assert kind == "value" and value == repr(json.loads(data)), (version, data)
+
+
+def test_a_syntax_error_names_where_it_is_as_json_does() -> None:
+    with pytest.raises(ValueError, match="char 8"):
+        fastjson.loads('{"a": 1,}')
+    with pytest.raises(ValueError, match="nested too deeply"):
+        fastjson.loads("[" * 100_000)

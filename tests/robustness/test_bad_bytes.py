@@ -95,7 +95,9 @@ def _rules_bad(data: bytes) -> bool:
 
 
 SHAPES = [
-    Shape("machine rules", _at("rules.json"), _owns("MACHINE_DEPLOY"), _rules_bad, _at("rules.json")),
+    Shape(
+        "machine rules", _at("rules.json"), _owns("MACHINE_DEPLOY"), _rules_bad, _at("rules.json")
+    ),
     Shape(
         "repository rules",
         _at(".abcd", "rules.json"),
@@ -204,13 +206,17 @@ def corruptions(base: bytes) -> st.SearchStrategy[bytes]:
         st.builds(flip, at, st.integers(1, 255)),
         st.builds(lambda i, k: base[:i] + base[i + k :], at, st.integers(1, 16)),
         at.map(lambda i: base[:i] + b"," + base[i:]),
-        st.builds(lambda i, junk: base[:i] + junk + base[i:], at, st.binary(min_size=1, max_size=8)),
+        st.builds(
+            lambda i, junk: base[:i] + junk + base[i:], at, st.binary(min_size=1, max_size=8)
+        ),
         at.map(conflict),
     )
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: s.name)
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_random_corruptions_of_a_shape_cost_only_what_it_holds_and_are_named(
     shape: Shape, world: World, tmp_path: Path, data: st.DataObject
@@ -238,14 +244,20 @@ def test_every_prefix_of_a_status_payload_still_prints_the_row(
     world: World, tmp_path: Path
 ) -> None:
     cut = [data for path in STATUS_CAPTURES for data in prefixes(path.read_bytes())]
-    for data, result in zip(cut, world.run([statusline_case(d) for d in cut], tmp_path), strict=True):
+    for data, result in zip(
+        cut, world.run([statusline_case(d) for d in cut], tmp_path), strict=True
+    ):
         _check_row(data, result)
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(batch=st.lists(_status_corruptions(), min_size=1, max_size=60))
 def test_random_corruptions_of_a_status_payload_still_print_the_row(
     world: World, tmp_path: Path, batch: list[bytes]
 ) -> None:
-    for data, result in zip(batch, world.run([statusline_case(d) for d in batch], tmp_path), strict=True):
+    for data, result in zip(
+        batch, world.run([statusline_case(d) for d in batch], tmp_path), strict=True
+    ):
         _check_row(data, result)
