@@ -11,7 +11,7 @@ fresh process would meet is restored before each case instead:
   and cache files the previous case left are removed, so no ledger or cache
   carries over.
 
-Each case is `{"entry": "hook" | "statusline", "argv": [...], "stdin": bytes,
+Each case is `{"entry": "hook" | "statusline" | "cli", "argv": [...], "stdin": bytes,
 "files": {path: bytes}}`; the driver prints, marshalled, one
 `{"code", "out", "err", "raised", "json_loaded"}` a case. It reads and writes
 without `json`, which it must not load itself.
@@ -52,16 +52,31 @@ def _put(files: dict[str, bytes | None]) -> None:
         os.chmod(path, 0o600)
 
 
+def _cli(argv: list[str], stdin: io.BytesIO, out: io.StringIO, err: io.StringIO) -> int:
+    """`abcd ARGV` as the console script runs it (errors become exit codes in `cli.main`)."""
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from abcd.cli.main import main as cli_main
+
+    sys.argv = ["abcd", *argv]
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            cli_main()
+        except SystemExit as done:
+            return done.code if isinstance(done.code, int) else 0 if done.code is None else 1
+    return 0
+
+
 def _run(case: dict[str, object]) -> dict[str, object]:
     from abcd.host.hook import main as hook_main
     from abcd.host.statusline import main as statusline_main
 
-    run = hook_main if case["entry"] == "hook" else statusline_main
+    run = {"hook": hook_main, "statusline": statusline_main, "cli": _cli}[case["entry"]]  # type: ignore[index]
     out, err = io.StringIO(), io.StringIO()
     raised = None
     json_loaded = "json" in sys.modules
     try:
-        code = run(list(case["argv"]), io.BytesIO(case["stdin"]), out, err)  # type: ignore[call-overload]
+        code = run(list(case["argv"]), io.BytesIO(case["stdin"]), out, err)  # type: ignore[call-overload, operator]
     except BaseException:  # what a fresh process would print as a traceback
         code, raised = 1, traceback.format_exc()
     return {

@@ -30,6 +30,7 @@ from .world import (
     DOMAINS,
     HOST_DATA,
     PROJECT_NOTE,
+    PROMPT,
     World,
     bad_lines,
     hook_case,
@@ -57,6 +58,11 @@ class Shape:
     bad: Callable[[bytes], bool]  # the bytes are bad: the stderr must name the file
     named: Callable[[World], str] = lambda w: ""
     stride: int = 1  # of the prefixes: a binary file's are many and alike
+    diagnosed: bool = False  # `abcd rules --prompt` reads it too
+
+    def cli_case(self, world: World, data: bytes) -> dict[str, Any]:
+        files = {self.path(world): data}
+        return {"entry": "cli", "argv": ["rules", "--prompt", PROMPT], "stdin": b"", "files": files}
 
     def base(self, world: World) -> bytes:
         path = self.path(world)
@@ -104,6 +110,7 @@ SHAPES = [
         _owns("REPO_DEPLOY"),
         _rules_bad,
         _at(".abcd", "rules.json"),
+        diagnosed=True,
     ),
     Shape(
         "project notes",
@@ -111,6 +118,7 @@ SHAPES = [
         _owns(PROJECT_NOTE),
         lambda d: not _is_object(d),
         _at(".abcd", "memory.json"),
+        diagnosed=True,
     ),
     Shape(
         "workspace page",
@@ -118,6 +126,7 @@ SHAPES = [
         _owns("page:ref_deploy_workspace.md"),
         lambda d: not is_utf8(d),
         _at(".abcd", "memory", "ref_deploy_workspace.md"),
+        diagnosed=True,
     ),
     Shape(
         "machine page",
@@ -125,8 +134,9 @@ SHAPES = [
         _owns("page:ref_deploy_machine.md"),
         lambda d: not is_utf8(d),
         _at("memory", "ref_deploy_machine.md"),
+        diagnosed=True,
     ),
-    Shape("the memory.json view", _at("memory.json"), _nothing, NEVER),
+    Shape("the memory.json view", _at("memory.json"), _nothing, NEVER, diagnosed=True),
     Shape("the memory.idx index", _at("memory.idx"), _nothing, NEVER, stride=3),
     Shape("the parsed cache", _cache("parsed-"), _nothing, NEVER, stride=3),
     Shape("the stem cache", _cache("stems-"), _nothing, NEVER, stride=3),
@@ -157,6 +167,33 @@ def check(shape: Shape, world: World, data: bytes, result: dict[str, Any]) -> No
         assert shape.named(world) in result["err"], said
 
 
+def check_diagnosis(shape: Shape, world: World, data: bytes, result: dict[str, Any]) -> None:
+    """`abcd rules --prompt`: no traceback, everything the case did not break listed, bad bytes
+    named in one line and exit 1."""
+    said = f"rules --prompt, {shape.name} {data[:200]!r}: {result['err']}"
+    assert not result["json_loaded"], "the case did not meet a fresh interpreter's scanner"
+    assert result["raised"] is None, said + result["raised"]
+    assert "Traceback" not in result["err"], said
+    assert result["code"] in (0, 1), said
+    for kept in sorted(world.everything - shape.owns(world)):
+        assert kept in result["out"], f"{kept} missing; {said}"
+    if shape.bad(data):
+        assert result["code"] == 1, said
+        assert shape.named(world) in result["err"], said
+
+
+def run_and_check(shape: Shape, world: World, batch: list[bytes], tmp: Path) -> None:
+    """Each input through the hook, and through `abcd rules --prompt` when that reads the shape."""
+    cases = [shape.case(world, data) for data in batch]
+    if shape.diagnosed:
+        cases += [shape.cli_case(world, data) for data in batch]
+    results = world.run(cases, tmp)
+    for data, result in zip(batch, results[: len(batch)], strict=True):
+        check(shape, world, data, result)
+    for data, result in zip(batch if shape.diagnosed else [], results[len(batch) :], strict=True):
+        check_diagnosis(shape, world, data, result)
+
+
 def prefixes(base: bytes, stride: int = 1) -> list[bytes]:
     """Every `stride`th prefix of the last 1 KiB (where a file is cut short), every 61st before."""
     start = max(0, len(base) - 1024)
@@ -182,10 +219,7 @@ def test_the_world_brings_back_every_layer_when_nothing_is_broken(
 def test_every_prefix_of_a_shape_costs_only_what_it_holds_and_is_named(
     shape: Shape, world: World, tmp_path: Path
 ) -> None:
-    cut = prefixes(shape.base(world), shape.stride)
-    results = world.run([shape.case(world, data) for data in cut], tmp_path)
-    for data, result in zip(cut, results, strict=True):
-        check(shape, world, data, result)
+    run_and_check(shape, world, prefixes(shape.base(world), shape.stride), tmp_path)
 
 
 def corruptions(base: bytes) -> st.SearchStrategy[bytes]:
@@ -222,9 +256,7 @@ def test_random_corruptions_of_a_shape_cost_only_what_it_holds_and_are_named(
     shape: Shape, world: World, tmp_path: Path, data: st.DataObject
 ) -> None:
     batch = data.draw(st.lists(corruptions(shape.base(world)), min_size=1, max_size=40))
-    results = world.run([shape.case(world, d) for d in batch], tmp_path)
-    for broken, result in zip(batch, results, strict=True):
-        check(shape, world, broken, result)
+    run_and_check(shape, world, batch, tmp_path)
 
 
 def _status_corruptions() -> st.SearchStrategy[bytes]:
