@@ -265,6 +265,7 @@ def _status_corruptions() -> st.SearchStrategy[bytes]:
 
 def _check_row(data: bytes, result: dict[str, Any]) -> None:
     said = f"{data[:200]!r}: {result['err']}"
+    assert not result["json_loaded"], "the case did not meet a fresh interpreter's scanner"
     assert result["raised"] is None, said + result["raised"]
     assert result["code"] == 0, said
     assert result["out"].endswith("\n") and result["out"].count("\n") == 1, said
