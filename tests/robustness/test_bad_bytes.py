@@ -15,6 +15,7 @@ bytes are bad is named on stderr.
 from __future__ import annotations
 
 import json
+import marshal
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,6 +154,12 @@ SHAPES = [
 ]
 
 
+def back_of(result: dict[str, Any]) -> set[str]:
+    """The rule domains and items the hook's envelope says came back."""
+    envelope = json.loads(result["out"] or '{"injected": [], "recalled": []}')
+    return set(envelope["injected"]) | {r["key"] for r in envelope["recalled"]}
+
+
 def check(shape: Shape, world: World, data: bytes, result: dict[str, Any]) -> None:
     """Exit 0, no traceback, nothing lost but what the case broke, and bad bytes named."""
     said = f"{shape.name} {data[:200]!r}: {result['err']}"
@@ -160,9 +167,7 @@ def check(shape: Shape, world: World, data: bytes, result: dict[str, Any]) -> No
     assert result["raised"] is None, said + result["raised"]
     assert result["code"] == 0, said
     assert "Traceback" not in result["err"] and "failed:" not in result["err"], said
-    envelope = json.loads(result["out"] or '{"injected": [], "recalled": []}')
-    back = set(envelope["injected"]) | {r["key"] for r in envelope["recalled"]}
-    assert world.everything - shape.owns(world) <= back, said
+    assert world.everything - shape.owns(world) <= back_of(result), said
     if shape.bad(data):
         assert shape.named(world) in result["err"], said
 
@@ -294,3 +299,66 @@ def test_random_corruptions_of_a_status_payload_still_print_the_row(
         batch, world.run([statusline_case(d) for d in batch], tmp_path), strict=True
     ):
         _check_row(data, result)
+
+
+def _reshaped(base: bytes, change: Callable[[dict[str, Any]], None]) -> bytes:
+    stored = marshal.loads(base)
+    change(stored)
+    return marshal.dumps(stored)
+
+
+def _every(part: str, value: object) -> Callable[[dict[str, Any]], None]:
+    def change(stored: dict[str, Any]) -> None:
+        stored[part] = {key: value for key in stored.get(part, {})} or {"x": value}
+
+    return change
+
+
+def _files_kept_as(value: object) -> Callable[[dict[str, Any]], None]:
+    """Each parsed file kept under its true stat, with `value` as what was parsed."""
+
+    def change(stored: dict[str, Any]) -> None:
+        assert stored["files"], "the world's files are old enough to be kept"
+        stored["files"] = {rel: (kept[0], value) for rel, kept in stored["files"].items()}
+
+    return change
+
+
+def _header(value: object) -> Callable[[bytes], bytes]:
+    def make(base: bytes) -> bytes:
+        length = int.from_bytes(base[8:16], "little")
+        header = marshal.dumps(value)
+        return base[:8] + len(header).to_bytes(8, "little") + header + base[16 + length :]
+
+    return make
+
+
+# Bytes that decode (marshal checks no shape) to something other than what was kept.
+RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
+    ("parsed-", lambda b: _reshaped(b, _files_kept_as(42))),
+    ("parsed-", lambda b: _reshaped(b, _files_kept_as(("title", 7)))),
+    ("parsed-", lambda b: _reshaped(b, _files_kept_as([("id", "title", "body", "recall", 7)]))),
+    ("parsed-", lambda b: _reshaped(b, _every("words", 7))),
+    ("parsed-", lambda b: _reshaped(b, _every("words", (1, 2)))),
+    ("parsed-", lambda b: _reshaped(b, lambda s: s.update(ids=("x", 1)))),
+    ("stems-", lambda b: _reshaped(b, _every("entries", 7))),
+    ("stems-", lambda b: _reshaped(b, _every("entries", marshal.dumps([1, 2])))),
+    ("stems-", lambda b: _reshaped(b, lambda s: s.update(summary=("a", None, 3, 4)))),
+    ("memory.idx", _header([1, 2])),
+    ("memory.idx", _header({"format": "x"})),
+]
+
+
+@pytest.mark.parametrize(
+    "which, make", RESHAPED, ids=[f"{w}{i}" for i, (w, _) in enumerate(RESHAPED)]
+)
+def test_a_cache_that_decodes_to_the_wrong_shape_is_read_around(
+    world: World, tmp_path: Path, which: str, make: Callable[[bytes], bytes]
+) -> None:
+    files = dict(world.caches)
+    index = str(world.home / "memory.idx")
+    path = index if which == index[-len(which) :] else next(p for p in files if which in p)
+    files[path] = make(world.base[index] if path == index else files[path])
+    (result,) = world.run([hook_case(world, files)], tmp_path)
+    check(SHAPES[0], world, b"{}", result)  # nothing owned by the caches may be lost
+    assert back_of(result) == world.everything

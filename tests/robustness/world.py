@@ -14,6 +14,7 @@ import marshal
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,6 +132,9 @@ def make_world(tmp: Path, repo: Path, abcd: Callable[..., Any]) -> World:
         ],
     }
     _write(repo / ".abcd" / "memory.json", json.dumps(project, indent=2))
+    # Old enough for the repository cache to keep what it parsed (a file just written is racy).
+    for path in (repo / ".abcd").rglob("*"):
+        os.utime(path, (time.time() - 60, time.time() - 60))
     transcript = tmp / "transcript.jsonl"
     _write(transcript, (TRANSCRIPTS / "transcript_sample_interactive.jsonl").read_bytes())
     world = World(home=home, repo=repo, note=note, transcript=transcript, env=dict(os.environ))

@@ -31,7 +31,7 @@ from abcd.trust.guarded import Home, open_at, read_repo_file, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Protocol
+    from typing import Any, Protocol, TypeGuard
 
     class ParsedFiles(Protocol):
         """Items parsed from a file at an earlier prompt, keyed by the file's stat (the stem cache)."""
@@ -157,6 +157,21 @@ def _note_fields(item: Item) -> tuple[str, str, str, tuple[str, ...], str]:
     return item.name, item.title, item.body, item.recall, item.recency
 
 
+def _as_kept(value: object, size: int, recall_at: int) -> TypeGuard[tuple[Any, ...]]:
+    """Whether a parsed-cache entry has the shape it was kept in: `size` strings, the one at
+    `recall_at` a tuple of strings. A damaged cache reads as nothing kept, never as an error."""
+    return (
+        type(value) is tuple
+        and len(value) == size
+        and all(
+            (type(v) is tuple and all(type(w) is str for w in v))
+            if i == recall_at
+            else type(v) is str
+            for i, v in enumerate(value)
+        )
+    )
+
+
 def _stem_key(rel: str, st: os.stat_result) -> str:
     return f"{rel}:{st.st_ino}:{st.st_ctime_ns}:{st.st_size}"
 
@@ -197,7 +212,7 @@ def read_project_notes(top: str, cache: ParsedFiles | None = None) -> list[Item]
         st = _lstat(path)
         if st is not None and st.st_size <= VIEW_MAX_BYTES:
             parsed = cache.parsed(PROJECT_MEMORY_REL, st)
-            if parsed is not None:
+            if type(parsed) is list and all(_as_kept(fields, 5, 3) for fields in parsed):
                 at = _stem_key(PROJECT_MEMORY_REL, st)
                 return [_project_note(fields, f"{at}:{n}") for n, fields in enumerate(parsed)]
     items = _parse_project_notes(path)
@@ -389,7 +404,7 @@ def _scan_pages(
             ):
                 st = None  # the read below names what is wrong with it
             parsed = cache.parsed(prefix + name, st) if st is not None else None
-            if parsed is not None and st is not None:
+            if st is not None and _as_kept(parsed, 4, 2):
                 title, body, recall, recency = parsed
                 items.append(
                     Item(

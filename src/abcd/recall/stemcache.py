@@ -182,9 +182,10 @@ class StemCache:
         """The recall word's term (`None`: it holds no word), from the cache when seen before."""
         if word in self.terms_used:
             return self.terms_used[word]
-        if word in self.terms:
-            term = self.terms[word]
-        else:
+        kept = self.terms.get(word, False)
+        if kept is None or (type(kept) is tuple and all(type(s) is str for s in kept)):
+            term = kept
+        else:  # not kept, or kept damaged
             term = term_of(word)
             self.added_parsed += 1
         self.terms_used[word] = term
