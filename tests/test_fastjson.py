@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import json
-import marshal
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from abcd import fastjson
+from tests.fresh import PYTHONS, run_fresh
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -75,8 +74,6 @@ def test_importing_it_loads_neither_json_nor_re() -> None:
 
 # --- bad input, in a fresh interpreter on every installed Python ------------------
 
-SRC = Path(__file__).resolve().parents[1] / "src"
-PYTHONS = ("3.11", "3.12", "3.13")
 # Syntax errors inside an object or array (the 3.11 scanner's SystemError without
 # `json.decoder`), a cut, nesting past the interpreter's depth, bytes that are not UTF-8,
 # an integer past the digit limit, a BOM.
@@ -96,10 +93,9 @@ BAD = [
     b"",
     b"[1] [2]",
 ]
-# Run in a fresh `python -I`: each input, then whether `json` was loaded before it.
+# Each input, after dropping `json` as a fresh process would not have it.
 PROBE = """
-import marshal, sys
-sys.path.insert(0, sys.argv[1])
+import marshal
 from abcd import fastjson
 out = []
 for data in marshal.loads(sys.stdin.buffer.read()):
@@ -115,35 +111,12 @@ sys.stdout.buffer.write(marshal.dumps(out))
 """
 
 
-def _interpreter(version: str) -> str | None:
-    """An installed Python `version` (pyenv's, or `python<version>` on PATH) that runs."""
-    import os
-    import shutil
-
-    pyenv = Path(os.environ.get("PYENV_ROOT", "/root/.pyenv"))
-    found = [str(p) for p in sorted(pyenv.glob(f"versions/{version}.*/bin/python"))]
-    found += [p for p in [shutil.which(f"python{version}")] if p]
-    for python in found:
-        if subprocess.run([python, "-I", "-c", "pass"], capture_output=True).returncode == 0:
-            return python
-    return None
-
-
 @pytest.mark.parametrize("version", PYTHONS)
 def test_any_bad_input_is_a_value_error_with_a_message_in_a_fresh_interpreter(
     version: str,
 ) -> None:
-    python = _interpreter(version)
-    if python is None:
-        pytest.skip(f"Python {version} is not installed here")
     good = [json.dumps(v).encode() for v in ({"a": [1, 2.5, None, "x"]}, [], "é", 10**30)]
-    done = subprocess.run(
-        [python, "-I", "-c", PROBE, str(SRC)],
-        input=marshal.dumps(BAD + good),
-        capture_output=True,
-        check=True,
-    )
-    results = marshal.loads(done.stdout)
+    results = run_fresh(version, PROBE, BAD + good)
     for data, (kind, message) in zip(BAD, results, strict=False):
         assert kind == "ValueError" and message, (version, data[:40], kind, message)
     for data, (kind, value) in zip(good, results[len(BAD) :], strict=True):
