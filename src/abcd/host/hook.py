@@ -90,13 +90,13 @@ class Payload:
 
 def _usable_path(path: str | None) -> str | None:
     """`path` when the system can be asked about it (no NUL, no lone surrogate), else `None`."""
-    if not path:
+    if not path or "\0" in path:
         return None
     try:
         os.fsencode(path)
     except UnicodeError:
         return None
-    return path if "\0" not in path else None
+    return path
 
 
 def read_payload(stdin: Any) -> Payload:
