@@ -159,17 +159,16 @@ def _note_fields(item: Item) -> tuple[str, str, str, tuple[str, ...], str]:
 
 def _as_kept(value: object, size: int, recall_at: int) -> TypeGuard[tuple[Any, ...]]:
     """Whether a parsed-cache entry has the shape it was kept in: `size` strings, the one at
-    `recall_at` a tuple of strings. A damaged cache reads as nothing kept, never as an error."""
-    return (
-        type(value) is tuple
-        and len(value) == size
-        and all(
-            (type(v) is tuple and all(type(w) is str for w in v))
-            if i == recall_at
-            else type(v) is str
-            for i, v in enumerate(value)
-        )
-    )
+    `recall_at` a tuple of strings. A damaged cache reads as nothing kept, never as an error.
+    (`str.join` checks the strings in C: every prompt asks this of every kept file.)"""
+    if type(value) is not tuple or len(value) != size or type(value[recall_at]) is not tuple:
+        return False
+    try:
+        "".join(value[:recall_at] + value[recall_at + 1 :])
+        "".join(value[recall_at])
+    except TypeError:
+        return False
+    return True
 
 
 def _stem_key(rel: str, st: os.stat_result) -> str:

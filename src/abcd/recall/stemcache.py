@@ -183,7 +183,7 @@ class StemCache:
         if word in self.terms_used:
             return self.terms_used[word]
         kept = self.terms.get(word, False)
-        if kept is None or (type(kept) is tuple and all(type(s) is str for s in kept)):
+        if kept is None or (type(kept) is tuple and _strings(kept)):
             term = kept
         else:  # not kept, or kept damaged
             term = term_of(word)
@@ -275,3 +275,12 @@ def _decoded(blob: object) -> Forward | None:
     ):
         return forward
     return None
+
+
+def _strings(values: tuple[object, ...]) -> bool:
+    """Whether every value is a string (`str.join` checks them in C; asked on every prompt)."""
+    try:
+        "".join(values)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
