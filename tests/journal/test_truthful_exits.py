@@ -60,7 +60,7 @@ def test_a_view_past_its_readers_bound_is_refused_before_anything_is_written(
     append_adds(3)
     before = segment(abcd_home).read_bytes()
     monkeypatch.setattr(store, "VIEW_MAX_BYTES", len((abcd_home / "memory.json").read_bytes()))
-    with pytest.raises(Refused, match="memory.json would be"):
+    with pytest.raises(Refused, match=r"memory\.json would be"):
         append(added(note_id(9)))
     assert segment(abcd_home).read_bytes() == before
 
@@ -96,8 +96,7 @@ def test_a_killed_import_lands_whole_or_not_at_all(
     source = tmp_path / "notes.jsonl"
     source.write_text(lines)
     pending = abcd_home / "journal" / ".pending"
-    total = 0
-    for _ in range(4):
+    for total in range(1, 5):
         proc = subprocess.Popen(
             [sys.executable, "-m", "abcd", "memory", "import", str(source), "--by", BY],
             stdout=subprocess.DEVNULL,
@@ -111,7 +110,6 @@ def test_a_killed_import_lands_whole_or_not_at_all(
         assert (
             abcd("memory", "add", "--title", "t", "--recall", "x", "--by", BY, stdin="b").code == 0
         )
-        total += 1
         landed = len(_notes(abcd)) - total
         assert landed % count == 0, landed  # whole batches only, never a part of one
         assert not pending.exists()

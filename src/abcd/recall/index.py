@@ -329,6 +329,8 @@ class Index:
         if length > size - 16:
             raise IndexUnusable("the index's header runs past its end")
         header = marshal.loads(os.pread(fd, length, 16))
+        if not isinstance(header, dict):
+            raise IndexUnusable("the index's header is not a table")
         if (
             header.get("format"),
             header.get("python"),
@@ -356,7 +358,7 @@ class Index:
             raise IndexUnusable("the index is larger than its bound")
         try:
             return cls(fd, st.st_size)
-        except (ValueError, EOFError, TypeError, KeyError) as err:
+        except (ValueError, EOFError, TypeError, KeyError, AttributeError) as err:
             os.close(fd)
             raise IndexUnusable(f"the index does not decode ({err})") from None
         except BaseException:

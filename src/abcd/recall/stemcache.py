@@ -146,9 +146,8 @@ class StemCache:
         """The item's weighted length and weighted count of each stem, from the cache when kept."""
         key = item.stem_key or item.signature()
         blob = self.used.get(key) or self.entries.get(key)
-        if blob is not None:
-            forward: Forward = marshal.loads(blob)
-        else:
+        forward = _decoded(blob) if blob is not None else None
+        if blob is None or forward is None:  # not kept, or kept damaged: stemmed, kept anew
             forward = forward_of(item)
             blob = marshal.dumps(forward)
             self.added += 1
@@ -183,9 +182,10 @@ class StemCache:
         """The recall word's term (`None`: it holds no word), from the cache when seen before."""
         if word in self.terms_used:
             return self.terms_used[word]
-        if word in self.terms:
-            term = self.terms[word]
-        else:
+        kept = self.terms.get(word, False)
+        if kept is None or (type(kept) is tuple and _strings(kept)):
+            term = kept
+        else:  # not kept, or kept damaged
             term = term_of(word)
             self.added_parsed += 1
         self.terms_used[word] = term
@@ -259,3 +259,28 @@ class StemCache:
 
 
 _PARTS = ("entries", "words", "files")
+
+
+def _decoded(blob: object) -> Forward | None:
+    """A kept forward, or `None` when its bytes do not decode to one (a damaged cache)."""
+    try:
+        forward = marshal.loads(blob)  # type: ignore[arg-type]
+    except (ValueError, EOFError, TypeError):
+        return None
+    if (
+        isinstance(forward, tuple)
+        and len(forward) == 2
+        and isinstance(forward[0], int)
+        and isinstance(forward[1], dict)
+    ):
+        return forward
+    return None
+
+
+def _strings(values: tuple[object, ...]) -> bool:
+    """Whether every value is a string (`str.join` checks them in C; asked on every prompt)."""
+    try:
+        "".join(values)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
