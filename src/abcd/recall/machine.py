@@ -97,6 +97,12 @@ def _stored_view(
     return notes, checkpoint
 
 
+def _view_intact(home: Home) -> bool:
+    """Whether the view is as abcd wrote it (its digest matches): an error path, it reads it all."""
+    data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
+    return data is not None and view_digest_matches(data)
+
+
 def view_checkpoint(view_head: bytes) -> tuple[int, int, int, str] | None:
     """The checkpoint at the head of a view's bytes (it holds no nested object), or `None`."""
     start = view_head.find(b'"journal":{')
@@ -253,14 +259,18 @@ class IndexedNotes:
                 if stamp is None or stamp == NO_INDEX_STAMP:
                     raise IndexUnusable("the view names no index")  # written before stamps
                 raise IndexChanged(
-                    "memory.idx changed since abcd wrote memory.json beside it; the notes are "
-                    "read from the view instead (`abcd journal verify` compares both)"
+                    "memory.idx changed since abcd wrote memory.json beside it (or the view's "
+                    "stamp did); the notes are read from the journal's view instead "
+                    "(`abcd journal verify` compares both)"
                 )
             with Segments(home) as segs:
                 # Both caches are witnesses: the journal must still hold where each was folded to.
-                for cp in (view_cp, self.index.checkpoint):
-                    if cp is not None and not at_checkpoint(segs, cp):
+                if view_cp is not None and not at_checkpoint(segs, view_cp):
+                    if _view_intact(home):
                         raise locate_break(segs, view_cp)  # edited or cut under it
+                    view_cp = None  # a view damaged itself witnesses nothing
+                if not at_checkpoint(segs, self.index.checkpoint):
+                    raise locate_break(segs, view_cp or self.index.checkpoint)
                 hold_to_segments(segs, head, view_cp)
                 notes: dict[str, dict[str, Any]] = {}
                 try:

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import marshal
 import sys
+from zlib import crc32
 
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
@@ -119,7 +120,9 @@ class StemCache:
             return {}
         try:
             data = self.home.read(rel, CACHE_MAX_BYTES)
-            stored = marshal.loads(data) if data else None
+            # A CRC-32 of the body first: a cache damaged on disk is re-derived, never believed.
+            body = data[4:] if data and int.from_bytes(data[:4], "little") == crc32(data[4:]) else b""
+            stored = marshal.loads(body) if body else None
         except (AbcdError, OSError, ValueError, EOFError, TypeError):
             return {}
         if (
@@ -250,10 +253,10 @@ class StemCache:
             **parts,
         }
         blob = marshal.dumps(stored)
-        if len(blob) > CACHE_MAX_BYTES:  # past the bound it would never be read back
+        if len(blob) + 4 > CACHE_MAX_BYTES:  # past the bound it would never be read back
             return
         try:
-            self.home.write_atomic(rel, blob)
+            self.home.write_atomic(rel, crc32(blob).to_bytes(4, "little") + blob)
         except (AbcdError, OSError):
             pass  # a cache not written costs the next prompt some work, nothing else
 
