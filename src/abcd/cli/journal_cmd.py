@@ -184,11 +184,10 @@ def recover(
     `<home>/recovered/<time>-seq-<N>/`; a `journal.recovered` event says what
     was set aside, and the view and index are re-projected.
     """
-    from abcd.cli.memory_cmd import _stamp_session
-    from abcd.notes.limits import check_written_by
+    from abcd.cli.memory_cmd import _stamps
+    from abcd.repo import find_repo
 
-    recovered_by = check_written_by(by, person_allowed=True)
-    stamp = _stamp_session(None)
+    recovered_by, stamp = _stamps(by, None, find_repo(), person_allowed=True)
     home = Home.open()
     done = None
     if home is not None:

@@ -14,7 +14,7 @@ from abcd.errors import AbcdError, Refused
 from abcd.journal.events import Origin
 from abcd.notes import listing, service
 from abcd.notes.limits import Draft, check_draft, check_session, check_written_by
-from abcd.repo import find_repo
+from abcd.repo import Repo, find_repo
 
 app = typer.Typer(
     help="Keep notes: add, import, list and remove them. Bare: counts per layer.",
@@ -41,9 +41,15 @@ def summary(ctx: typer.Context) -> None:
         print(line)
 
 
-def _stamp_session(flag: str | None) -> str | None:
+def _stamps(
+    by: str, flag: str | None, repo: Repo | None, *, person_allowed: bool = False
+) -> tuple[str, str | None]:
+    """`--by` and the session, shape-checked, then judged: they go into the journal for ever."""
+    written_by = check_written_by(by, person_allowed=person_allowed)
     value, source = service.session_from(flag)
-    return check_session(value, source)
+    session = check_session(value, source)
+    service.check_stamps([("--by", written_by), (source, session)], repo)
+    return written_by, session
 
 
 def _say_written(drafts: list[Draft], session: str | None, warnings: list[str]) -> None:
@@ -81,10 +87,9 @@ def add(
     ] = False,
 ) -> None:
     """Write one note; the body comes on stdin. Prints the new id."""
-    written_by = check_written_by(by)
-    draft = check_draft(title, sys.stdin.read(), recall, everywhere)
-    stamp = _stamp_session(session)
     repo = find_repo()
+    written_by, stamp = _stamps(by, session, repo)
+    draft = check_draft(title, sys.stdin.read(), recall, everywhere)
     (verdict,) = service.judge([draft], repo)
     if isinstance(verdict, Refused):
         raise verdict
@@ -116,10 +121,9 @@ def import_(
     session: Session = None,
 ) -> None:
     """Write many notes from JSON lines (title, body, recall, optional everywhere) in one batch."""
-    written_by = check_written_by(by)
-    data = _read_import(file)
-    stamp = _stamp_session(session)
     repo = find_repo()
+    written_by, stamp = _stamps(by, session, repo)
+    data = _read_import(file)
     drafts: list[tuple[int, Draft]] = []
     refused: list[tuple[int, str]] = []
     for number, line in enumerate(data.splitlines(), start=1):
@@ -200,12 +204,9 @@ def remove(
     session: Session = None,
 ) -> None:
     """Remove a personal note (appends NoteRemoved; the journal keeps its history)."""
-    removed_by = check_written_by(by, person_allowed=True)
-    stamp = service.session_from(session)
+    removed_by, stamp = _stamps(by, session, find_repo(), person_allowed=True)
     warnings: list[str] = []
-    note = service.remove_note(
-        note_id, removed_by=removed_by, session=check_session(*stamp), warnings=warnings
-    )
+    note = service.remove_note(note_id, removed_by=removed_by, session=stamp, warnings=warnings)
     print(f"removed {note.id}: {note.title}")
     for warning in warnings:
         notice(f"warning: removed, but {warning}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from abcd.gate.compiled import GateUnavailable
 from abcd.gate.finding import GATE_UNAVAILABLE, INPUT_TOO_LONG, Finding
+from abcd.gate.fold import fold
 from abcd.gate.homepath import find_home_path
 from abcd.gate.limits import GATE_INPUT_MAX_CHARS
 from abcd.gate.names import PRIVATE_NAME, names_matcher
@@ -26,13 +27,6 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Sequence
 
-# Characters that render as nothing and could split a token so that no rule
-# sees it whole (`gh<ZWSP>p_...`): soft hyphen, zero-width space and joiners,
-# bidi marks and overrides, word joiner and invisible operators, BOM.
-_INVISIBLE = dict.fromkeys(
-    [0x00AD, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2065), 0xFEFF]
-)
-
 
 def judge_text(
     text: str, *, names: re.Pattern[str] | None = None, home: str | None = None
@@ -40,7 +34,7 @@ def judge_text(
     """The kind of the first thing in `text` a note may not hold, else `None`."""
     if len(text) > GATE_INPUT_MAX_CHARS:
         return INPUT_TOO_LONG
-    text = text.translate(_INVISIBLE)
+    text = fold(text)
     lowered = text.lower()
     kind = find_secret(text, lowered)
     if kind is not None:
@@ -50,6 +44,38 @@ def judge_text(
         return found
     if names is not None and names.search(text) is not None:
         return PRIVATE_NAME
+    return None
+
+
+def judge_stamps(
+    stamps: Sequence[tuple[str, str | None]], *, private_names: Sequence[str] = ()
+) -> Finding | None:
+    """The first finding in a write's stamps (`--by`, `--session`), each `(field, value)`.
+
+    A stamp goes into the append-only journal for ever, so it passes the
+    secret table and the private names. It is an identifier, not prose, so
+    the network checks do not run: a UUID session id stays allowed. Raises
+    `abcd.errors.Refused("gate unavailable", ...)` when the gate cannot judge.
+    """
+    from abcd.errors import Refused
+
+    try:
+        names = names_matcher(private_names)
+        for field, value in stamps:
+            if not value:
+                continue
+            if len(value) > GATE_INPUT_MAX_CHARS:
+                return Finding(INPUT_TOO_LONG, field)
+            text = fold(value)
+            rule = find_secret(text, text.lower())
+            if rule is not None:
+                return Finding(rule.kind, field)
+            if names is not None and names.search(text) is not None:
+                return Finding(PRIVATE_NAME, field)
+    except GateUnavailable as err:
+        raise Refused(GATE_UNAVAILABLE, detail=err.reason) from None
+    except Exception as err:
+        raise Refused(GATE_UNAVAILABLE, detail=f"internal error ({type(err).__name__})") from None
     return None
 
 

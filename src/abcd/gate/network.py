@@ -37,9 +37,10 @@ _EMAIL = (
     r"(?a)(?<![A-Za-z0-9_.%+$-])([A-Za-z0-9_.%+-]{1,64})@"
     r"((?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63})(?![A-Za-z0-9-])"
 )
+# An optional `/prefix` after the address: a network written in CIDR form.
 _IPV4 = (
     r"(?a)(?<![A-Za-z0-9_.])([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})"
-    r"(?![A-Za-z0-9_]|\.[0-9])"
+    r"(?:/([0-9]{1,2})(?![0-9]))?(?![A-Za-z0-9_]|\.[0-9])"
 )
 # Runs of hex digits and colons holding `::` or eight groups, optionally ending
 # in a dotted IPv4 part and a zone; not glued to a word (`std::vector` never starts one).
@@ -127,10 +128,25 @@ def _octets(parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
     return a, b, c, d
 
 
+def _is_network_range(octets: tuple[int, int, int, int], prefix: str | None) -> bool:
+    """True for a CIDR range that names a network, not a host: `10.0.0.0/16` (host bits zero).
+
+    A prefix of /31 or /32 names one or two hosts; an address with host bits
+    set (`10.1.2.3/24`) is an interface's own address, so both stay refused.
+    """
+    if prefix is None or not 0 <= int(prefix) <= 30:
+        return False
+    a, b, c, d = octets
+    value = (a << 24) | (b << 16) | (c << 8) | d
+    return value & ((1 << (32 - int(prefix))) - 1) == 0
+
+
 def _ipv4(text: str) -> bool:
     for m in compiled("ipv4", _IPV4).finditer(text):
-        octets = _octets(m.groups())
-        if octets is not None and ipv4_identifies(octets):
+        octets = _octets(m.groups()[:4])
+        if octets is None or _is_network_range(octets, m.group(5)):
+            continue
+        if ipv4_identifies(octets):
             return True
     return False
 

@@ -10,6 +10,8 @@ the expressions are our own. Each rule has:
   text before the rule's expression runs (the prefilter: most notes hold none,
   so most rules are never compiled, let alone run);
 - `pattern`: the expression, flags inline, every quantifier bounded;
+- `cased`: the keywords are looked for in upper case in the text as written
+  (`SK`, `AC`: two letters that, ignoring case, most prose holds);
 - `confirm`: for rules that see a name and a value, a check that the value is
   a literal secret and not a placeholder, a lookup or a word.
 
@@ -23,7 +25,7 @@ leaves this module.
 from __future__ import annotations
 
 from abcd.gate.compiled import compiled
-from abcd.gate.literal import is_literal_secret, is_placeholder_password
+from abcd.gate.literal import is_literal_secret, is_placeholder_password, looks_random_letters
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 class SecretRule:
     """One row of the table (see the module docstring for the fields)."""
 
-    __slots__ = ("confirm", "id", "keywords", "kind", "pattern", "source")
+    __slots__ = ("cased", "confirm", "id", "keywords", "kind", "pattern", "source")
 
     def __init__(
         self,
@@ -47,8 +49,10 @@ class SecretRule:
         *,
         source: str = "",
         confirm: Confirm | None = None,
+        cased: bool = False,
     ) -> None:
         self.id = id
+        self.cased = cased
         self.kind = kind
         self.source = source or f"gitleaks:{id}"
         self.keywords = keywords
@@ -69,8 +73,51 @@ def _literal_value(text: str, match: re.Match[str]) -> bool:
 
 
 def _real_password(text: str, match: re.Match[str]) -> bool:
-    return not is_placeholder_password(match.group(1))
+    value = match.group(1)
+    if value.split("?", 1)[0].split("#", 1)[0].isdigit():
+        return False  # `host:8080?q=a@b`: a port and a query, not a password
+    return not is_placeholder_password(value)
 
+
+def _flag_password(text: str, match: re.Match[str]) -> bool:
+    # After a flag the value may be prose (`pass --password to set it`): a
+    # plain word passes unless it reads as random letters.
+    value = match.group(1)
+    if value.isalpha() and not looks_random_letters(value):
+        return False
+    return _real_password(text, match)
+
+
+def _literal_cookie(text: str, match: re.Match[str]) -> bool:
+    return is_literal_secret(match.group(1), text[match.end(1) : match.end(1) + 1])
+
+
+# The last word of a name that says what the value is when it is not the
+# secret itself: a count, a digest, a name, a path, a time (`input_tokens`,
+# `token_sha`, `secret_name`, `password_hash`, `key_file`, `token_ttl`).
+_NOT_SECRET_WORDS = frozenset(
+    (
+        *("tokens", "count", "counts", "len", "length", "size", "limit", "max", "min", "budget"),
+        *("hash", "hashes", "hashed", "digest", "sha", "sha1", "sha256", "md5", "checksum"),
+        *("name", "names", "file", "path", "dir", "url", "uri", "id", "ids", "type", "kind"),
+        *("env", "var", "ttl", "expiry", "expires", "at", "header", "field", "format", "prefix"),
+        *("version", "rotation", "arn", "ref", "label", "policy", "algorithm", "alg", "usage"),
+    )
+)
+
+
+def _assigned_secret(text: str, match: re.Match[str]) -> bool:
+    name, value = match.group(1), match.group(2)
+    last = compiled("name-last-word", _LAST_WORD).search(name)
+    if last is not None and last.group(0).lower() in _NOT_SECRET_WORDS:
+        return False
+    if "EXAMPLE" in value:
+        return False  # AWS's documentation keys (`...EXAMPLE`, `...EXAMPLEKEY`)
+    return is_literal_secret(value, text[match.end(2) : match.end(2) + 1])
+
+
+# The last word of a snake, kebab, dotted or camelCase name.
+_LAST_WORD = r"(?a)(?:[A-Z]?[a-z0-9]{1,40}|[A-Z0-9]{1,40})$"
 
 _B62 = "A-Za-z0-9"
 _B64URL = "A-Za-z0-9_-"
@@ -270,9 +317,10 @@ RULES: tuple[SecretRule, ...] = (
     SecretRule(
         "private-key",
         "secret: private key",
-        ("-----begin",),
+        ("---begin", "--- begin"),
         # The header alone is enough: a note has no reason to hold any part of a key.
-        r"(?ai)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
+        # Three to five dashes, a space or none (`---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`).
+        r"(?ai)-{3,5} ?BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)? ?-{3,5}",
     ),
     SecretRule(
         "age-secret-key",
@@ -287,12 +335,109 @@ RULES: tuple[SecretRule, ...] = (
         (".ey",),
         rf"(?a)(?<![{_B64URL}])ey[{_B64URL}]{{17,2000}}\.ey[{_B64URL}]{{17,4000}}",
     ),
+    SecretRule(
+        "der-private-key",
+        "secret: private key",
+        ("mii", "mig", "caq"),
+        # A private key's DER body, base64 without its PEM header (`PRIVATE_KEY=MII...`):
+        # a SEQUENCE whose first element is the version INTEGER 0 or 1 (PKCS#1,
+        # PKCS#8, SEC1), in its long, 0x81 and short length forms. Public keys
+        # and certificates start with a SEQUENCE instead (`MIIBIjAN`, `MIIDXTCC`).
+        r"(?a)(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA[AD]|MIG[A-Za-z0-9+/]AgE[AB]"
+        r"|M[A-Za-z0-9+/]{2}CAQ[AE])[A-Za-z0-9+/]{40,4000}",
+        source="abcd:der-private-key",
+    ),
+    SecretRule(
+        "openssh-private-key-body",
+        "secret: private key",
+        ("b3blbnnzac1rzxktdje",),
+        # An OpenSSH private key's body without its header: base64 of `openssh-key-v1` and a NUL.
+        r"(?a)b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]{20,4000}",
+        source="abcd:openssh-private-key-body",
+    ),
+    SecretRule(
+        "putty-private-key",
+        "secret: private key",
+        ("putty-user-key-file-",),
+        # A PuTTY key file's first line, like a PEM header, is enough.
+        r"(?ai)PuTTY-User-Key-File-[0-9]{1,2}:",
+        source="abcd:putty-private-key",
+    ),
+    SecretRule(
+        "azure-storage-key",
+        "secret: azure storage key",
+        ("accountkey=", "sharedaccesskey="),
+        r"(?ai)(?:AccountKey=[A-Za-z0-9+/]{86}==|SharedAccessKey=[A-Za-z0-9+/=]{40,50})",
+        source="detect-secrets:AzureStorageKeyDetector",
+    ),
+    SecretRule(
+        "azure-sas-token",
+        "secret: azure sas signature",
+        ("sig=",),
+        # A shared access signature's `sig=` parameter: base64 of an HMAC-SHA256,
+        # percent-encoded or not, after `?`, `&` or `;`.
+        r"(?a)[?&;]sig=[A-Za-z0-9%+/=]{40,120}",
+        source="abcd:azure-sas-token",
+    ),
+    SecretRule(
+        "stripe-webhook-secret",
+        "secret: stripe key",
+        ("whsec_",),
+        r"(?a)(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{32,88}",
+        source="abcd:stripe-webhook-secret",
+    ),
+    SecretRule(
+        "gcp-oauth-client-secret",
+        "secret: google oauth client secret",
+        ("gocspx-",),
+        rf"(?a)GOCSPX-[{_B64URL}]{{28}}",
+        source="abcd:gcp-oauth-client-secret",
+    ),
+    SecretRule(
+        "twilio-api-key",
+        "secret: twilio key",
+        ("sk",),
+        r"(?a)(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])",
+        cased=True,
+    ),
+    SecretRule(
+        "twilio-account-sid",
+        "secret: twilio key",
+        ("ac",),
+        r"(?a)(?<![A-Za-z0-9])AC[0-9a-f]{32}(?![A-Za-z0-9])",
+        source="detect-secrets:TwilioKeyDetector",
+        cased=True,
+    ),
+    SecretRule(
+        "telegram-bot-api-token",
+        "secret: telegram bot token",
+        (":a",),
+        # gitleaks wants `telegr` nearby; the shape alone is specific enough.
+        rf"(?a)(?<![0-9])[0-9]{{5,16}}:A[{_B64URL}]{{34}}(?![{_B64URL}])",
+        cased=True,
+    ),
+    SecretRule(
+        "mailgun-private-api-token",
+        "secret: mailgun key",
+        ("key-",),
+        # gitleaks wants `mailgun` nearby; `key-` and 32 hex is specific enough.
+        r"(?a)(?<![A-Za-z0-9_-])key-[0-9a-f]{32}(?![A-Za-z0-9_-])",
+    ),
+    SecretRule(
+        "mailgun-signing-key",
+        "secret: mailgun key",
+        ("mailgun",),
+        r"(?ai)mailgun[A-Za-z0-9_.-]{0,40}[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
+        r"[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}",
+    ),
     # --- a name and a value
     SecretRule(
         "url-password",
         "secret: password in url",
         ("://",),
-        r"""(?ai)\b[a-z][a-z0-9+.-]{0,30}://[^\s:/?#@"'<>]{0,128}:([^\s/?#@"'<>]{1,256})@""",
+        # The password may hold `?`, `#` and `:` (written raw, as people do) or be
+        # percent-encoded; it ends at the last `@` before the host.
+        r"""(?ai)\b[a-z][a-z0-9+.-]{0,30}://[^\s:/?#@"'<>]{0,128}:([^\s/@"'<>]{1,256})@""",
         source="detect-secrets:BasicAuthDetector",
         confirm=_real_password,
     ),
@@ -306,34 +451,72 @@ RULES: tuple[SecretRule, ...] = (
         confirm=_literal_value,
     ),
     SecretRule(
+        "curl-auth-user",
+        "secret: password on a command line",
+        ("curl",),
+        # `curl -u user:password` / `--user=user:password`; `-u user` alone prompts.
+        r"""(?a)\bcurl\b[^\n]{0,300}?[ \t](?:-u|--user)(?:=|[ \t]{1,5})["']?"""
+        r"""[^\s:"']{1,128}:([^\s"']{1,256})""",
+        confirm=_real_password,
+    ),
+    SecretRule(
+        "cli-password-flag",
+        "secret: password on a command line",
+        ("-pass", "-pwd"),
+        # `--password X`, `--password=X`, `-password X`, `--db-pass X`; never
+        # `--password-stdin` (a flag of its own) or `--password` alone.
+        r"""(?ai)(?<![A-Za-z0-9_-])--?(?:[a-z0-9]{1,20}-)?(?:pass(?:w(?:or)?d|phrase)?|pwd)"""
+        r"""(?:=|[ \t]{1,4})["']?([^\s"'-][^\s"']{0,255})""",
+        source="abcd:cli-password-flag",
+        confirm=_flag_password,
+    ),
+    SecretRule(
+        "mysql-password-flag",
+        "secret: password on a command line",
+        ("mysql", "mariadb"),
+        # The MySQL clients take the password glued to `-p` (`-pS3cret`); `-p` alone prompts.
+        r"""(?a)\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb)\b[^\n]{0,300}?"""
+        r"""[ \t]-p["']?([^\s"'-][^\s"']{0,255})""",
+        source="abcd:mysql-password-flag",
+        confirm=_flag_password,
+    ),
+    SecretRule(
+        "session-cookie",
+        "secret: session cookie",
+        ("sess", ".sid", "_sid", "sid=", "sid =", 'sid"', "sid'"),
+        # `Cookie: sessionid=...`, `PHPSESSID=...`, `connect.sid=s%3A...`,
+        # `_gitlab_session=...`, `next-auth.session-token=...`: a session
+        # cookie is a bearer credential; the value must read as a literal.
+        r"""(?ai)(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,40}?(?:sess(?:ion)?|sid)"""
+        r"""(?:[_.-]?(?:id|token|key|cookie))?["']?[ \t]{0,4}=[ \t]{0,4}["']?"""
+        r"([A-Za-z0-9%+/=_.:~-]{16,512})",
+        source="gitleaks:gitlab-session-cookie",
+        confirm=_literal_cookie,
+    ),
+    SecretRule(
         "generic-api-key",
         "secret: credential assignment",
         (
             "passw",
             "passphrase",
+            "pwd",
+            "_pass",
+            "-pass",
+            ".pass",
             "secret",
             "token",
             "credential",
-            "apikey",
-            "api_key",
-            "api-key",
-            "api.key",
-            "accesskey",
-            "access_key",
-            "access-key",
-            "access.key",
-            "authkey",
-            "auth_key",
-            "auth-key",
-            "auth.key",
+            "key",
         ),
         # name, up to 40 more name characters, an optional closing quote or
         # bracket, the operator, an optional opening quote, then the value.
-        r"(?ai)(?:passw(?:or)?d|passphrase|secret|token|credentials?"
-        r"|api[_.-]?key|access[_.-]?key|auth[_.-]?key)"
-        r"""[A-Za-z0-9_.-]{0,40}["'\]]{0,2}[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
+        # `*_key`, `*_pass`, `private_key`, `pwd` are names too.
+        r"(?ai)((?:passw(?:or)?d|passphrase|pwd|secret|token|credentials?"
+        r"|(?:api|access|auth|private|secret|signing|encryption|master)[_.-]?key"
+        r"|[A-Za-z0-9]{1,40}[_.-](?:key|pass))"
+        r"""[A-Za-z0-9_.-]{0,40})["'\]]{0,2}[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
         r"([A-Za-z0-9+_~!@#^&*-][A-Za-z0-9+/=_~.!@#$%^&*-]{0,199})",
-        confirm=_literal_value,
+        confirm=_assigned_secret,
     ),
 )
 
@@ -341,7 +524,10 @@ RULES: tuple[SecretRule, ...] = (
 def find_secret(text: str, lowered: str) -> SecretRule | None:
     """The first rule whose shape occurs in `text` (`lowered` is `text.lower()`), else `None`."""
     for rule in RULES:
-        if rule.keywords and not any(k in lowered for k in rule.keywords):
+        if rule.cased:
+            if not any(k.upper() in text for k in rule.keywords):
+                continue
+        elif not any(k in lowered for k in rule.keywords):
             continue
         pattern = compiled(rule.id, rule.pattern)
         if rule.confirm is None:
