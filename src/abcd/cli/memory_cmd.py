@@ -15,6 +15,7 @@ from abcd.journal.events import Origin
 from abcd.notes import listing, service
 from abcd.notes.limits import Draft, check_draft, check_session, check_written_by
 from abcd.repo import Repo, find_repo
+from abcd.terminal import escaped
 
 app = typer.Typer(
     help="Keep notes: add, import, list and remove them. Bare: counts per layer.",
@@ -135,7 +136,7 @@ def import_(
                 (number, check_draft(item.title, item.body, item.recall, item.everywhere))
             )
         except (msgspec.DecodeError, msgspec.ValidationError) as err:
-            refused.append((number, f"not a note ({err})"))
+            refused.append((number, _not_a_note(err)))
         except Refused as err:
             refused.append((number, str(err)))
     verdicts = service.judge([d for _, d in drafts], repo)
@@ -159,6 +160,20 @@ def import_(
     notice(f"imported {len(ids)} note(s); refused {len(refused)} line(s)")
     if refused:
         raise typer.Exit(1)
+
+
+def _not_a_note(err: msgspec.DecodeError | msgspec.ValidationError) -> str:
+    """Why a line is not a note, without repeating any of the line's own text.
+
+    msgspec names an unknown key in its message, and a key is the line's own
+    text (it could be a secret pasted in the wrong place), so an unknown key
+    is said, never named. Its other messages name only a type, one of our
+    own fields (`$.title`, `$.recall[0]`) or a byte offset.
+    """
+    message = str(err)
+    if "unknown field" in message:
+        return "not a note (a key other than title, body, recall and everywhere)"
+    return f"not a note ({message})"
 
 
 def _read_import(file: str) -> str:
@@ -207,7 +222,7 @@ def remove(
     removed_by, stamp = _stamps(by, session, find_repo(), person_allowed=True)
     warnings: list[str] = []
     note = service.remove_note(note_id, removed_by=removed_by, session=stamp, warnings=warnings)
-    print(f"removed {note.id}: {note.title}")
+    print(escaped(f"removed {note.id}: {note.title}", keep=""))
     for warning in warnings:
         notice(f"warning: removed, but {warning}")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from abcd import fastjson
 from abcd.errors import AbcdError
+from abcd.terminal import escaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,8 +35,9 @@ def read_object(stdin: Any, max_bytes: int) -> dict[str, Any]:
 
 
 def say(stderr: TextIO, text: str) -> None:
-    """One `abcd memory: ...` line on stderr; a closed stderr is not an error."""
+    """One `abcd memory: ...` line on stderr, control characters shown escaped (`abcd.terminal`);
+    a closed stderr is not an error."""
     try:
-        print(f"{TAG}: {text}", file=stderr)
+        print(f"{TAG}: {escaped(text, keep='')}", file=stderr)
     except OSError:
         pass
