@@ -26,8 +26,13 @@ _SHOWN_ESCAPED = frozenset(
 )
 
 
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _escape(ch: str) -> str:
     code = ord(ch)
+    if ch in _NAMED:
+        return _NAMED[ch]
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from abcd import fastjson
 from abcd.errors import AbcdError
-from abcd.terminal import escaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,6 +36,8 @@ def read_object(stdin: Any, max_bytes: int) -> dict[str, Any]:
 def say(stderr: TextIO, text: str) -> None:
     """One `abcd memory: ...` line on stderr, control characters shown escaped (`abcd.terminal`);
     a closed stderr is not an error."""
+    from abcd.terminal import escaped  # only when there is something to say
+
     try:
         print(f"{TAG}: {escaped(text, keep='')}", file=stderr)
     except OSError:
