@@ -26,8 +26,6 @@ hidden characters comes out whole.
 
 from __future__ import annotations
 
-from abcd.gate.compiled import compiled
-
 # Unicode 15's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt),
 # and U+2800 BRAILLE PATTERN BLANK, which renders as nothing but is a symbol.
 _IGNORABLE_RANGES = (
@@ -50,13 +48,14 @@ _IGNORABLE_RANGES = (
     (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),
 )
-# CSI (`ESC [` or the 8-bit U+009B) with its parameters, OSC (`ESC ]` up to BEL
-# or `ESC \`), and any other two-character escape (`ESC (B`, `ESC c`).
-_ESCAPES = (
-    r"(?as)(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,16}[@-~]?"
-    r"|\x1b\][^\x07\x1b\x9c]{0,4096}(?:\x07|\x1b\\|\x9c)?"
-    r"|\x1b[ -/]{0,4}[0-~]?"
-)
+# The parts of an escape sequence (ECMA-48): CSI parameter and intermediate
+# bytes, and the final byte of a CSI or of a two-character escape.
+_CSI_PARAMETERS = frozenset(map(chr, range(0x30, 0x40)))
+_INTERMEDIATES = frozenset(map(chr, range(0x20, 0x30)))
+_CSI_FINAL = frozenset(map(chr, range(0x40, 0x7F)))
+_ESC_FINAL = frozenset(map(chr, range(0x30, 0x7F)))
+# An OSC string ends at BEL, ST (U+009C) or `ESC \\`; unterminated, at the end.
+_OSC_ENDS = ("\x07", "\x9c", "\x1b\\")
 # C0 and C1 controls and DEL, but tab, newline and carriage return.
 _CONTROLS = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)])
 
@@ -75,6 +74,45 @@ def _drop_hidden(text: str) -> str:
     return text.translate(dict.fromkeys(hidden)) if hidden else text
 
 
+def _skip_run(text: str, at: int, allowed: frozenset[str], most: int) -> int:
+    end = min(len(text), at + most)
+    while at < end and text[at] in allowed:
+        at += 1
+    return at
+
+
+def _sequence_end(text: str, at: int) -> int:
+    """Where the escape sequence that starts at `text[at]` (ESC or U+009B) ends."""
+    if text[at] == "\x9b" or text.startswith("\x1b[", at):
+        i = at + (1 if text[at] == "\x9b" else 2)
+        i = _skip_run(text, i, _CSI_PARAMETERS, 64)
+        i = _skip_run(text, i, _INTERMEDIATES, 16)
+        return i + 1 if i < len(text) and text[i] in _CSI_FINAL else i
+    if text.startswith("\x1b]", at):
+        ends = [(i, len(e)) for e in _OSC_ENDS if (i := text.find(e, at + 2, at + 4098)) != -1]
+        if not ends:
+            return min(len(text), at + 4098)
+        i, size = min(ends)
+        return i + size
+    i = _skip_run(text, at + 1, _INTERMEDIATES, 4)
+    return i + 1 if i < len(text) and text[i] in _ESC_FINAL else i
+
+
+def strip_escapes(text: str) -> str:
+    """`text` without its terminal escape sequences: CSI (`ESC [` or U+009B) with its
+    parameters, OSC (`ESC ]` up to BEL, ST or `ESC \\`), and two-character escapes."""
+    out: list[str] = []
+    at = 0
+    while True:
+        starts = [i for i in (text.find("\x1b", at), text.find("\x9b", at)) if i != -1]
+        if not starts:
+            out.append(text[at:])
+            return "".join(out)
+        start = min(starts)
+        out.append(text[at:start])
+        at = _sequence_end(text, start)
+
+
 def has_controls(text: str) -> bool:
     """True when `text` holds a control character other than tab, newline and carriage return."""
     return len(text.translate(_CONTROLS)) != len(text)
@@ -83,7 +121,7 @@ def has_controls(text: str) -> bool:
 def fold(text: str) -> str:
     """`text` as the gate judges it (see the module docstring); ASCII prose comes back unchanged."""
     if "\x1b" in text or "\x9b" in text:
-        text = compiled("fold-escapes", _ESCAPES).sub("", text)
+        text = strip_escapes(text)
     if has_controls(text):
         text = text.translate(_CONTROLS)
     if text.isascii():

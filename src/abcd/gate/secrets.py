@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from abcd.gate.compiled import compiled
 from abcd.gate.literal import is_literal_secret, is_placeholder_password, looks_random_letters
+from abcd.gate.shape import Shape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,14 +39,14 @@ if TYPE_CHECKING:
 class SecretRule:
     """One row of the table (see the module docstring for the fields)."""
 
-    __slots__ = ("cased", "confirm", "id", "keywords", "kind", "pattern", "source")
+    __slots__ = ("_pattern", "cased", "confirm", "id", "keywords", "kind", "shape", "source")
 
     def __init__(
         self,
         id: str,
         kind: str,
         keywords: tuple[str, ...],
-        pattern: str,
+        pattern: str | Shape,
         *,
         source: str = "",
         confirm: Confirm | None = None,
@@ -56,11 +57,34 @@ class SecretRule:
         self.kind = kind
         self.source = source or f"gitleaks:{id}"
         self.keywords = keywords
-        self.pattern = pattern
+        self.shape = pattern if isinstance(pattern, Shape) else None
+        self._pattern = pattern if isinstance(pattern, str) else ""
         self.confirm = confirm
+
+    @property
+    def pattern(self) -> str:
+        """The rule as a regular expression (for a `Shape`, the same shape written as one)."""
+        if self.shape is not None:
+            return self.shape.regex()
+        return self._pattern
 
     def __repr__(self) -> str:
         return f"SecretRule({self.id!r})"
+
+
+def _shaped(
+    id: str,
+    kind: str,
+    shape: Shape,
+    *,
+    keywords: tuple[str, ...] = (),
+    source: str = "",
+    cased: bool = False,
+) -> SecretRule:
+    """A rule that is a `Shape`; its keywords are its prefixes, lower-cased, unless given
+    (a stem the prefixes share keeps the list short)."""
+    keywords = keywords or tuple(dict.fromkeys(p.lower() for p in shape.prefixes))
+    return SecretRule(id, kind, keywords, shape, source=source, cased=cased)
 
 
 def _not_aws_example(text: str, match: re.Match[str]) -> bool:
@@ -120,6 +144,8 @@ def _assigned_secret(text: str, match: re.Match[str]) -> bool:
 _LAST_WORD = r"(?a)(?:[A-Z]?[a-z0-9]{1,40}|[A-Z0-9]{1,40})$"
 
 _B62 = "A-Za-z0-9"
+_W = "A-Za-z0-9_"  # what `\b` calls a word character
+_HEX = "a-f0-9"
 _B64URL = "A-Za-z0-9_-"
 
 GITHUB = "secret: github token"
@@ -137,73 +163,51 @@ RULES: tuple[SecretRule, ...] = (
         r"(?a)\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b",
         confirm=_not_aws_example,
     ),
-    SecretRule(
-        "gcp-api-key",
-        "secret: gcp api key",
-        ("aiza",),
-        rf"(?a)(?<![{_B64URL}])AIza[{_B64URL}]{{35}}",
-    ),
+    _shaped("gcp-api-key", "secret: gcp api key", Shape(("AIza",), _B64URL, 35, before=_B64URL)),
     SecretRule(
         "azure-ad-client-secret",
         "secret: azure client secret",
         ("q~",),
         r"(?a)(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
     ),
-    SecretRule(
-        "digitalocean-pat", "secret: digitalocean token", ("dop_v1_",), r"(?a)dop_v1_[a-f0-9]{64}"
+    _shaped("digitalocean-pat", "secret: digitalocean token", Shape(("dop_v1_",), _HEX, 64)),
+    _shaped(
+        "digitalocean-access-token", "secret: digitalocean token", Shape(("doo_v1_",), _HEX, 64)
     ),
-    SecretRule(
-        "digitalocean-access-token",
-        "secret: digitalocean token",
-        ("doo_v1_",),
-        r"(?a)doo_v1_[a-f0-9]{64}",
+    _shaped(
+        "databricks-api-token", "secret: databricks token", Shape(("dapi",), _HEX, 32, before=_W)
     ),
-    SecretRule(
-        "databricks-api-token",
-        "secret: databricks token",
-        ("dapi",),
-        r"(?a)\bdapi[a-f0-9]{32}",
+    _shaped(
+        "vault-service-token", "secret: vault token", Shape(("hvs.",), _B64URL, 90, 120, before=_W)
     ),
-    SecretRule(
-        "vault-service-token",
-        "secret: vault token",
-        ("hvs.",),
-        rf"(?a)\bhvs\.[{_B64URL}]{{90,120}}",
-    ),
-    SecretRule(
-        "doppler-api-token", "secret: doppler token", ("dp.pt.",), r"(?ai)dp\.pt\.[a-z0-9]{43}"
+    _shaped(
+        "doppler-api-token",
+        "secret: doppler token",
+        Shape(("dp.pt.",), "a-z0-9", 43, fold_case=True),
     ),
     # --- version control
-    SecretRule("github-pat", GITHUB, ("ghp_",), rf"(?a)ghp_[{_B62}]{{36}}"),
-    SecretRule("github-oauth", GITHUB, ("gho_",), rf"(?a)gho_[{_B62}]{{36}}"),
-    SecretRule("github-app-token", GITHUB, ("ghu_", "ghs_"), rf"(?a)(?:ghu|ghs)_[{_B62}]{{36}}"),
-    SecretRule("github-refresh-token", GITHUB, ("ghr_",), rf"(?a)ghr_[{_B62}]{{36}}"),
-    SecretRule(
-        "github-fine-grained-pat", GITHUB, ("github_pat_",), r"(?a)github_pat_[A-Za-z0-9_]{82}"
-    ),
-    SecretRule("gitlab-pat", GITLAB, ("glpat-",), rf"(?a)glpat-[{_B64URL}]{{20}}"),
-    SecretRule("gitlab-ptt", GITLAB, ("glptt-",), r"(?a)glptt-[0-9a-f]{40}"),
-    SecretRule("gitlab-rrt", GITLAB, ("gr1348941",), rf"(?a)GR1348941[{_B64URL}]{{20}}"),
-    SecretRule("gitlab-deploy-token", GITLAB, ("gldt-",), rf"(?a)gldt-[{_B64URL}]{{20}}"),
-    SecretRule(
-        "gitlab-runner-authentication-token", GITLAB, ("glrt-",), rf"(?a)glrt-[{_B64URL}]{{20}}"
-    ),
-    SecretRule("gitlab-feed-token", GITLAB, ("glft-",), rf"(?a)glft-[{_B64URL}]{{20}}"),
-    SecretRule("gitlab-scim-token", GITLAB, ("glsoat-",), rf"(?a)glsoat-[{_B64URL}]{{20}}"),
-    SecretRule("gitlab-oauth-app-secret", GITLAB, ("gloas-",), rf"(?a)gloas-[{_B64URL}]{{64}}"),
+    _shaped("github-pat", GITHUB, Shape(("ghp_",), _B62, 36)),
+    _shaped("github-oauth", GITHUB, Shape(("gho_",), _B62, 36)),
+    _shaped("github-app-token", GITHUB, Shape(("ghu_", "ghs_"), _B62, 36)),
+    _shaped("github-refresh-token", GITHUB, Shape(("ghr_",), _B62, 36)),
+    _shaped("github-fine-grained-pat", GITHUB, Shape(("github_pat_",), _W, 82)),
+    _shaped("gitlab-pat", GITLAB, Shape(("glpat-",), _B64URL, 20)),
+    _shaped("gitlab-ptt", GITLAB, Shape(("glptt-",), "0-9a-f", 40)),
+    _shaped("gitlab-rrt", GITLAB, Shape(("GR1348941",), _B64URL, 20)),
+    _shaped("gitlab-deploy-token", GITLAB, Shape(("gldt-",), _B64URL, 20)),
+    _shaped("gitlab-runner-authentication-token", GITLAB, Shape(("glrt-",), _B64URL, 20)),
+    _shaped("gitlab-feed-token", GITLAB, Shape(("glft-",), _B64URL, 20)),
+    _shaped("gitlab-scim-token", GITLAB, Shape(("glsoat-",), _B64URL, 20)),
+    _shaped("gitlab-oauth-app-secret", GITLAB, Shape(("gloas-",), _B64URL, 64)),
     SecretRule(
         "gitlab-cicd-job-token",
         GITLAB,
         ("glcbt-",),
         rf"(?a)glcbt-[{_B62}]{{1,5}}_[{_B64URL}]{{20}}",
     ),
-    SecretRule("gitlab-incoming-mail-token", GITLAB, ("glimt-",), rf"(?a)glimt-[{_B64URL}]{{25}}"),
-    SecretRule(
-        "gitlab-kubernetes-agent-token", GITLAB, ("glagent-",), rf"(?a)glagent-[{_B64URL}]{{50}}"
-    ),
-    SecretRule(
-        "gitlab-feature-flag-client-token", GITLAB, ("glffct-",), rf"(?a)glffct-[{_B64URL}]{{20}}"
-    ),
+    _shaped("gitlab-incoming-mail-token", GITLAB, Shape(("glimt-",), _B64URL, 25)),
+    _shaped("gitlab-kubernetes-agent-token", GITLAB, Shape(("glagent-",), _B64URL, 50)),
+    _shaped("gitlab-feature-flag-client-token", GITLAB, Shape(("glffct-",), _B64URL, 20)),
     # --- chat
     SecretRule("slack-bot-token", SLACK, ("xoxb-",), rf"(?a)xoxb-[0-9]{{8,14}}-[{_B62}-]{{8,100}}"),
     SecretRule(
@@ -230,34 +234,51 @@ RULES: tuple[SecretRule, ...] = (
         ("xapp-",),
         r"(?ai)xapp-[0-9]-[A-Z0-9]{4,32}-[0-9]{4,32}-[A-Z0-9]{8,128}",
     ),
-    SecretRule(
+    _shaped(
         "slack-config-access-token",
         SLACK,
-        ("xoxe.xoxb-", "xoxe.xoxp-"),
-        r"(?ai)xoxe\.xox[bp]-[0-9]-[A-Z0-9]{150,170}",
+        Shape(
+            tuple(f"xoxe.xox{t}-{d}-" for t in "bp" for d in "0123456789"),
+            "A-Z0-9",
+            150,
+            170,
+            fold_case=True,
+        ),
+        keywords=("xoxe.xoxb-", "xoxe.xoxp-"),
     ),
-    SecretRule(
-        "slack-config-refresh-token", SLACK, ("xoxe-",), r"(?ai)xoxe-[0-9]-[A-Z0-9]{140,150}"
+    _shaped(
+        "slack-config-refresh-token",
+        SLACK,
+        Shape(tuple(f"xoxe-{d}-" for d in "0123456789"), "A-Z0-9", 140, 150, fold_case=True),
+        keywords=("xoxe-",),
     ),
-    SecretRule(
+    _shaped(
         "slack-webhook-url",
         "secret: slack webhook url",
-        ("hooks.slack.com",),
-        r"(?ai)hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,120}",
+        Shape(
+            tuple(f"hooks.slack.com/{p}/" for p in ("services", "workflows", "triggers")),
+            "A-Za-z0-9+/_-",
+            20,
+            120,
+            fold_case=True,
+        ),
+        keywords=("hooks.slack.com",),
     ),
     # --- payment and commerce
-    SecretRule(
+    _shaped(
         "stripe-access-token",
         "secret: stripe key",
-        ("sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"),
-        rf"(?a)(?<![{_B62}])(?:sk|rk)_(?:test|live|prod)_[{_B62}]{{10,99}}",
+        Shape(
+            ("sk_test_", "sk_live_", "sk_prod_", "rk_test_", "rk_live_", "rk_prod_"),
+            _B62,
+            10,
+            99,
+            before=_B62,
+        ),
+        keywords=("sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"),
     ),
-    SecretRule(
-        "shopify-access-token", "secret: shopify token", ("shpat_",), r"(?a)shpat_[a-fA-F0-9]{32}"
-    ),
-    SecretRule(
-        "shopify-shared-secret", "secret: shopify token", ("shpss_",), r"(?a)shpss_[a-fA-F0-9]{32}"
-    ),
+    _shaped("shopify-access-token", "secret: shopify token", Shape(("shpat_",), "a-fA-F0-9", 32)),
+    _shaped("shopify-shared-secret", "secret: shopify token", Shape(("shpss_",), "a-fA-F0-9", 32)),
     SecretRule(
         "sendgrid-api-token",
         "secret: sendgrid api key",
@@ -287,31 +308,24 @@ RULES: tuple[SecretRule, ...] = (
         rf"|[{_B62}]{{20}}T3BlbkFJ[{_B62}]{{20}}"
         rf"|[{_B62}]{{32,64}}(?![{_B64URL}]))",
     ),
-    SecretRule(
+    _shaped(
         "huggingface-access-token",
         "secret: hugging face token",
-        ("hf_",),
-        rf"(?a)(?<![{_B62}_])hf_[{_B62}]{{34}}",
+        Shape(("hf_",), _B62, 34, before=_W),
     ),
-    SecretRule(
+    _shaped(
         "huggingface-organization-api-token",
         "secret: hugging face token",
-        ("api_org_",),
-        rf"(?a)(?<![{_B62}_])api_org_[{_B62}]{{34}}",
+        Shape(("api_org_",), _B62, 34, before=_W),
     ),
     # --- package registries
-    SecretRule(
-        "npm-access-token",
-        "secret: npm token",
-        ("npm_",),
-        rf"(?a)(?<![{_B62}_])npm_[{_B62}]{{36}}",
-    ),
-    SecretRule(
+    _shaped("npm-access-token", "secret: npm token", Shape(("npm_",), _B62, 36, before=_W)),
+    _shaped(
         "pypi-upload-token",
         "secret: pypi token",
-        ("pypi-age",),
         # The macaroon's first bytes are base64 of its location: pypi.org or test.pypi.org.
-        rf"(?a)pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[{_B64URL}]{{50,1000}}",
+        Shape(("pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"), _B64URL, 50, 1000),
+        keywords=("pypi-age",),
     ),
     # --- keys and signed tokens
     SecretRule(
@@ -322,11 +336,10 @@ RULES: tuple[SecretRule, ...] = (
         # Three to five dashes, a space or none (`---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`).
         r"(?ai)-{3,5} ?BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)? ?-{3,5}",
     ),
-    SecretRule(
+    _shaped(
         "age-secret-key",
         "secret: age secret key",
-        ("age-secret-key-1",),
-        r"(?a)AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        Shape(("AGE-SECRET-KEY-1",), "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
     ),
     SecretRule(
         "jwt",
@@ -347,12 +360,11 @@ RULES: tuple[SecretRule, ...] = (
         r"|M[A-Za-z0-9+/]{2}CAQ[AE])[A-Za-z0-9+/]{40,4000}",
         source="abcd:der-private-key",
     ),
-    SecretRule(
+    _shaped(
         "openssh-private-key-body",
         "secret: private key",
-        ("b3blbnnzac1rzxktdje",),
         # An OpenSSH private key's body without its header: base64 of `openssh-key-v1` and a NUL.
-        r"(?a)b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]{20,4000}",
+        Shape(("b3BlbnNzaC1rZXktdjE",), "A-Za-z0-9+/=", 20, 4000),
         source="abcd:openssh-private-key-body",
     ),
     SecretRule(
@@ -370,41 +382,37 @@ RULES: tuple[SecretRule, ...] = (
         r"(?ai)(?:AccountKey=[A-Za-z0-9+/]{86}==|SharedAccessKey=[A-Za-z0-9+/=]{40,50})",
         source="detect-secrets:AzureStorageKeyDetector",
     ),
-    SecretRule(
+    _shaped(
         "azure-sas-token",
         "secret: azure sas signature",
-        ("sig=",),
         # A shared access signature's `sig=` parameter: base64 of an HMAC-SHA256,
         # percent-encoded or not, after `?`, `&` or `;`.
-        r"(?a)[?&;]sig=[A-Za-z0-9%+/=]{40,120}",
+        Shape(("?sig=", "&sig=", ";sig="), "A-Za-z0-9%+/=", 40, 120),
+        keywords=("sig=",),
         source="abcd:azure-sas-token",
     ),
-    SecretRule(
+    _shaped(
         "stripe-webhook-secret",
         "secret: stripe key",
-        ("whsec_",),
-        r"(?a)(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{32,88}",
+        Shape(("whsec_",), "A-Za-z0-9+/=", 32, 88, before=_W),
         source="abcd:stripe-webhook-secret",
     ),
-    SecretRule(
+    _shaped(
         "gcp-oauth-client-secret",
         "secret: google oauth client secret",
-        ("gocspx-",),
-        rf"(?a)GOCSPX-[{_B64URL}]{{28}}",
+        Shape(("GOCSPX-",), _B64URL, 28),
         source="abcd:gcp-oauth-client-secret",
     ),
-    SecretRule(
+    _shaped(
         "twilio-api-key",
         "secret: twilio key",
-        ("sk",),
-        r"(?a)(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])",
+        Shape(("SK",), "0-9a-fA-F", 32, before=_B62, after=_B62),
         cased=True,
     ),
-    SecretRule(
+    _shaped(
         "twilio-account-sid",
         "secret: twilio key",
-        ("ac",),
-        r"(?a)(?<![A-Za-z0-9])AC[0-9a-f]{32}(?![A-Za-z0-9])",
+        Shape(("AC",), "0-9a-f", 32, before=_B62, after=_B62),
         source="detect-secrets:TwilioKeyDetector",
         cased=True,
     ),
@@ -416,12 +424,11 @@ RULES: tuple[SecretRule, ...] = (
         rf"(?a)(?<![0-9])[0-9]{{5,16}}:A[{_B64URL}]{{34}}(?![{_B64URL}])",
         cased=True,
     ),
-    SecretRule(
+    _shaped(
         "mailgun-private-api-token",
         "secret: mailgun key",
-        ("key-",),
         # gitleaks wants `mailgun` nearby; `key-` and 32 hex is specific enough.
-        r"(?a)(?<![A-Za-z0-9_-])key-[0-9a-f]{32}(?![A-Za-z0-9_-])",
+        Shape(("key-",), "0-9a-f", 32, before=_B64URL, after=_B64URL),
     ),
     SecretRule(
         "mailgun-signing-key",
@@ -486,8 +493,9 @@ RULES: tuple[SecretRule, ...] = (
         ("sess", ".sid", "_sid", "sid=", "sid =", 'sid"', "sid'"),
         # `Cookie: sessionid=...`, `PHPSESSID=...`, `connect.sid=s%3A...`,
         # `_gitlab_session=...`, `next-auth.session-token=...`: a session
-        # cookie is a bearer credential; the value must read as a literal.
-        r"""(?ai)(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,40}?(?:sess(?:ion)?|sid)"""
+        # cookie is a bearer credential; the value must read as a literal. The
+        # match starts at `sess`/`sid`: the name's first part changes nothing.
+        r"""(?ai)(?:sess(?:ion)?|sid)"""
         r"""(?:[_.-]?(?:id|token|key|cookie))?["']?[ \t]{0,4}=[ \t]{0,4}["']?"""
         r"([A-Za-z0-9%+/=_.:~-]{16,512})",
         source="gitleaks:gitlab-session-cookie",
@@ -510,10 +518,11 @@ RULES: tuple[SecretRule, ...] = (
         ),
         # name, up to 40 more name characters, an optional closing quote or
         # bracket, the operator, an optional opening quote, then the value.
-        # `*_key`, `*_pass`, `private_key`, `pwd` are names too.
+        # `*_key`, `*_pass`, `private_key`, `pwd` are names too: `*_key` is
+        # matched from its separator on (what comes before it changes nothing).
         r"(?ai)((?:passw(?:or)?d|passphrase|pwd|secret|token|credentials?"
         r"|(?:api|access|auth|private|secret|signing|encryption|master)[_.-]?key"
-        r"|[A-Za-z0-9]{1,40}[_.-](?:key|pass))"
+        r"|(?<=[A-Za-z0-9])[_.-](?:key|pass))"
         r"""[A-Za-z0-9_.-]{0,40})["'\]]{0,2}[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
         r"([A-Za-z0-9+_~!@#^&*-][A-Za-z0-9+/=_~.!@#$%^&*-]{0,199})",
         confirm=_assigned_secret,
@@ -528,6 +537,10 @@ def find_secret(text: str, lowered: str) -> SecretRule | None:
             if not any(k.upper() in text for k in rule.keywords):
                 continue
         elif not any(k in lowered for k in rule.keywords):
+            continue
+        if rule.shape is not None and rule.confirm is None:
+            if rule.shape.search(text, lowered):
+                return rule
             continue
         pattern = compiled(rule.id, rule.pattern)
         if rule.confirm is None:
