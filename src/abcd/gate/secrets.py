@@ -168,7 +168,7 @@ RULES: tuple[SecretRule, ...] = (
         "azure-ad-client-secret",
         "secret: azure client secret",
         ("q~",),
-        r"(?a)(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+        r"(?a)(?<![\w~.-])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])",
     ),
     _shaped("digitalocean-pat", "secret: digitalocean token", Shape(("dop_v1_",), _HEX, 64)),
     _shaped(
@@ -203,36 +203,36 @@ RULES: tuple[SecretRule, ...] = (
         "gitlab-cicd-job-token",
         GITLAB,
         ("glcbt-",),
-        rf"(?a)glcbt-[{_B62}]{{1,5}}_[{_B64URL}]{{20}}",
+        r"(?a)glcbt-[^\W_]{1,5}_[\w-]{20}",
     ),
     _shaped("gitlab-incoming-mail-token", GITLAB, Shape(("glimt-",), _B64URL, 25)),
     _shaped("gitlab-kubernetes-agent-token", GITLAB, Shape(("glagent-",), _B64URL, 50)),
     _shaped("gitlab-feature-flag-client-token", GITLAB, Shape(("glffct-",), _B64URL, 20)),
     # --- chat
-    SecretRule("slack-bot-token", SLACK, ("xoxb-",), rf"(?a)xoxb-[0-9]{{8,14}}-[{_B62}-]{{8,100}}"),
+    SecretRule("slack-bot-token", SLACK, ("xoxb-",), rf"(?a)xoxb-\d{{8,14}}-[{_B62}-]{{8,100}}"),
     SecretRule(
         "slack-user-token",
         SLACK,
         ("xoxp-", "xoxe-"),
-        rf"(?a)xox[pe]-[0-9]{{8,14}}-[0-9]{{8,14}}-[{_B62}-]{{8,100}}",
+        rf"(?a)xox[pe]-\d{{8,14}}-\d{{8,14}}-[{_B62}-]{{8,100}}",
     ),
     SecretRule(
         "slack-legacy-token",
         SLACK,
         ("xoxo-", "xoxs-"),
-        r"(?a)xox[os]-[0-9]{1,14}-[0-9]{1,14}-[0-9]{1,14}-[a-fA-F0-9]{8,64}",
+        r"(?a)xox[os]-\d{1,14}-\d{1,14}-\d{1,14}-[a-fA-F0-9]{8,64}",
     ),
     SecretRule(
         "slack-legacy-workspace-token",
         SLACK,
         ("xoxa-", "xoxr-"),
-        rf"(?a)xox[ar]-(?:[0-9]-)?[{_B62}]{{8,48}}",
+        r"(?a)xox[ar]-(?:\d-)?[^\W_]{8,48}",
     ),
     SecretRule(
         "slack-app-token",
         SLACK,
         ("xapp-",),
-        r"(?ai)xapp-[0-9]-[A-Z0-9]{4,32}-[0-9]{4,32}-[A-Z0-9]{8,128}",
+        r"(?ai)xapp-\d-[A-Z0-9]{4,32}-\d{4,32}-[A-Z0-9]{8,128}",
     ),
     _shaped(
         "slack-config-access-token",
@@ -283,20 +283,20 @@ RULES: tuple[SecretRule, ...] = (
         "sendgrid-api-token",
         "secret: sendgrid api key",
         ("sg.",),
-        rf"(?a)\bSG\.[{_B64URL}]{{20,24}}\.[{_B64URL}]{{40,45}}",
+        r"(?a)\bSG\.[\w-]{20,24}\.[\w-]{40,45}",
     ),
     # --- AI providers
     SecretRule(
         "anthropic-admin-api-key",
         "secret: anthropic api key",
         ("sk-ant-",),
-        rf"(?a)sk-ant-admin[0-9]{{2}}-[{_B64URL}]{{32,200}}",
+        r"(?a)sk-ant-admin\d{2}-[\w-]{32,200}",
     ),
     SecretRule(
         "anthropic-api-key",
         "secret: anthropic api key",
         ("sk-ant-",),
-        rf"(?a)sk-ant-[a-z]{{2,8}}[0-9]{{2}}-[{_B64URL}]{{32,200}}",
+        r"(?a)sk-ant-[a-z]{2,8}\d{2}-[\w-]{32,200}",
     ),
     SecretRule(
         "openai-api-key",
@@ -304,9 +304,9 @@ RULES: tuple[SecretRule, ...] = (
         ("sk-",),
         # project, service-account and admin keys; the legacy key with the
         # T3BlbkFJ marker; and the older legacy key, `sk-` and 32 to 64 alphanumerics.
-        rf"(?a)(?<![{_B64URL}])sk-(?:(?:proj|svcacct|admin)-[{_B64URL}]{{40,300}}"
-        rf"|[{_B62}]{{20}}T3BlbkFJ[{_B62}]{{20}}"
-        rf"|[{_B62}]{{32,64}}(?![{_B64URL}]))",
+        r"(?a)(?<![\w-])sk-(?:(?:proj|svcacct|admin)-[\w-]{40,300}"
+        r"|[^\W_]{20}T3BlbkFJ[^\W_]{20}"
+        r"|[^\W_]{32,64}(?![\w-]))",
     ),
     _shaped(
         "huggingface-access-token",
@@ -346,7 +346,7 @@ RULES: tuple[SecretRule, ...] = (
         "secret: jwt",
         # The header ends where the payload begins: `.ey` (base64 of `{"`) is rare in prose.
         (".ey",),
-        rf"(?a)(?<![{_B64URL}])ey[{_B64URL}]{{17,2000}}\.ey[{_B64URL}]{{17,4000}}",
+        r"(?a)(?<![\w-])ey[\w-]{17,2000}\.ey[\w-]{17,4000}",
     ),
     SecretRule(
         "der-private-key",
@@ -372,7 +372,7 @@ RULES: tuple[SecretRule, ...] = (
         "secret: private key",
         ("putty-user-key-file-",),
         # A PuTTY key file's first line, like a PEM header, is enough.
-        r"(?ai)PuTTY-User-Key-File-[0-9]{1,2}:",
+        r"(?ai)PuTTY-User-Key-File-\d{1,2}:",
         source="abcd:putty-private-key",
     ),
     SecretRule(
@@ -421,7 +421,7 @@ RULES: tuple[SecretRule, ...] = (
         "secret: telegram bot token",
         (":a",),
         # gitleaks wants `telegr` nearby; the shape alone is specific enough.
-        rf"(?a)(?<![0-9])[0-9]{{5,16}}:A[{_B64URL}]{{34}}(?![{_B64URL}])",
+        r"(?a)(?<!\d)\d{5,16}:A[\w-]{34}(?![\w-])",
         cased=True,
     ),
     _shaped(
@@ -434,7 +434,7 @@ RULES: tuple[SecretRule, ...] = (
         "mailgun-signing-key",
         "secret: mailgun key",
         ("mailgun",),
-        r"(?ai)mailgun[A-Za-z0-9_.-]{0,40}[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
+        r"(?ai)mailgun[\w.-]{0,40}[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
         r"[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}",
     ),
     # --- a name and a value
@@ -453,7 +453,7 @@ RULES: tuple[SecretRule, ...] = (
         "secret: authorization header",
         ("authorization",),
         r"""(?ai)\bauthorization["']?[ \t]{0,4}[:=][ \t]{0,4}["']?"""
-        r"(?:bearer|basic|token|digest|apikey)[ \t]{1,4}([A-Za-z0-9+/=_~.-]{8,2000})",
+        r"(?:bearer|basic|token|digest|apikey)[ \t]{1,4}([\w+/=~.-]{8,2000})",
         source="gitleaks:curl-auth-header",
         confirm=_literal_value,
     ),
@@ -472,7 +472,7 @@ RULES: tuple[SecretRule, ...] = (
         ("-pass", "-pwd"),
         # `--password X`, `--password=X`, `-password X`, `--db-pass X`; never
         # `--password-stdin` (a flag of its own) or `--password` alone.
-        r"""(?ai)(?<![A-Za-z0-9_-])--?(?:[a-z0-9]{1,20}-)?(?:pass(?:w(?:or)?d|phrase)?|pwd)"""
+        r"""(?ai)(?<![\w-])--?(?:[a-z0-9]{1,20}-)?(?:pass(?:w(?:or)?d|phrase)?|pwd)"""
         r"""(?:=|[ \t]{1,4})["']?([^\s"'-][^\s"']{0,255})""",
         source="abcd:cli-password-flag",
         confirm=_flag_password,
@@ -497,7 +497,7 @@ RULES: tuple[SecretRule, ...] = (
         # match starts at `sess`/`sid`: the name's first part changes nothing.
         r"""(?ai)(?:sess(?:ion)?|sid)"""
         r"""(?:[_.-]?(?:id|token|key|cookie))?["']?[ \t]{0,4}=[ \t]{0,4}["']?"""
-        r"([A-Za-z0-9%+/=_.:~-]{16,512})",
+        r"([\w%+/=.:~-]{16,512})",
         source="gitleaks:gitlab-session-cookie",
         confirm=_literal_cookie,
     ),
@@ -522,9 +522,9 @@ RULES: tuple[SecretRule, ...] = (
         # matched from its separator on (what comes before it changes nothing).
         r"(?ai)((?:passw(?:or)?d|passphrase|pwd|secret|token|credentials?"
         r"|(?:api|access|auth|private|secret|signing|encryption|master)[_.-]?key"
-        r"|(?<=[A-Za-z0-9])[_.-](?:key|pass))"
-        r"""[A-Za-z0-9_.-]{0,40})["'\]]{0,2}[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
-        r"([A-Za-z0-9+_~!@#^&*-][A-Za-z0-9+/=_~.!@#$%^&*-]{0,199})",
+        r"|(?<=[^\W_])[_.-](?:key|pass))"
+        r"""[\w.-]{0,40})["'\]]{0,2}[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
+        r"([\w+~!@#^&*-][\w+/=~.!@#$%^&*-]{0,199})",
         confirm=_assigned_secret,
     ),
 )

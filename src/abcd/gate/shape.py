@@ -40,6 +40,10 @@ def chars(spec: str) -> str:
     return "".join(dict.fromkeys(out))
 
 
+def _both_cases(letters: str) -> str:
+    return letters.lower() + letters.upper()
+
+
 def _class(spec: str) -> str:
     return "[" + spec + "]"
 
@@ -74,11 +78,10 @@ class Shape:
         self.prefixes = tuple(p.lower() for p in prefixes) if fold_case else prefixes
         self.alphabet_spec, self.before_spec, self.after_spec = alphabet, before, after
         letters = chars(alphabet)
-        self.alphabet = frozenset(letters.lower() + letters.upper() if fold_case else letters)
+        self.alphabet = frozenset(_both_cases(letters) if fold_case else letters)
         # In lower-cased text a class written in capitals must still match: both cases.
-        both = (lambda s: s.lower() + s.upper()) if fold_case else (lambda s: s)
-        self.before = frozenset(both(chars(before)))
-        self.after = frozenset(both(chars(after)))
+        self.before = frozenset(_both_cases(chars(before)) if fold_case else chars(before))
+        self.after = frozenset(_both_cases(chars(after)) if fold_case else chars(after))
         self.low = low
         self.high = low if high is None else high
         self.fold_case = fold_case
