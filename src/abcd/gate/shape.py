@@ -77,21 +77,30 @@ class Shape:
     ) -> None:
         self.prefixes = tuple(p.lower() for p in prefixes) if fold_case else prefixes
         self.alphabet_spec, self.before_spec, self.after_spec = alphabet, before, after
-        letters = chars(alphabet)
-        self.alphabet = frozenset(_both_cases(letters) if fold_case else letters)
-        # In lower-cased text a class written in capitals must still match: both cases.
-        self.before = frozenset(_both_cases(chars(before)) if fold_case else chars(before))
-        self.after = frozenset(_both_cases(chars(after)) if fold_case else chars(after))
         self.low = low
         self.high = low if high is None else high
         self.fold_case = fold_case
-        if self.after and not self.alphabet <= self.after:
-            raise ValueError("`after` must hold the whole alphabet")
+        # The sets are built on first use: the table is built at import, most shapes never run.
+        self.alphabet: frozenset[str] | None = None
+        self.before: frozenset[str] = frozenset()
+        self.after: frozenset[str] = frozenset()
+
+    def _sets(self) -> frozenset[str]:
+        """The alphabet as a set, building `before` and `after` with it the first time."""
+        if self.alphabet is None:
+            # In lower-cased text a class written in capitals must still match: both cases.
+            spread = _both_cases if self.fold_case else str
+            self.before = frozenset(spread(chars(self.before_spec)))
+            self.after = frozenset(spread(chars(self.after_spec)))
+            self.alphabet = frozenset(spread(chars(self.alphabet_spec)))
+            if self.after and not self.alphabet <= self.after:
+                raise ValueError("`after` must hold the whole alphabet")
+        return self.alphabet
 
     def search(self, text: str, lowered: str) -> bool:
         """True when the shape occurs in `text` (`lowered` is `text.lower()`)."""
         seen = lowered if self.fold_case else text
-        alphabet, high = self.alphabet, self.high
+        alphabet, high = self._sets(), self.high
         for prefix in self.prefixes:
             at = seen.find(prefix)
             while at != -1:
