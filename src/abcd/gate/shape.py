@@ -44,6 +44,19 @@ def _both_cases(letters: str) -> str:
     return letters.lower() + letters.upper()
 
 
+# A handful of classes serve the whole table (base62, base64url, hex): each set is built once.
+_SETS: dict[tuple[str, bool], frozenset[str]] = {}
+
+
+def _set(spec: str, fold_case: bool) -> frozenset[str]:
+    found = _SETS.get((spec, fold_case))
+    if found is None:
+        letters = chars(spec)
+        # In lower-cased text a class written in capitals must still match: both cases.
+        found = _SETS[(spec, fold_case)] = frozenset(_both_cases(letters) if fold_case else letters)
+    return found
+
+
 def _class(spec: str) -> str:
     return "[" + spec + "]"
 
@@ -88,11 +101,9 @@ class Shape:
     def _sets(self) -> frozenset[str]:
         """The alphabet as a set, building `before` and `after` with it the first time."""
         if self.alphabet is None:
-            # In lower-cased text a class written in capitals must still match: both cases.
-            spread = _both_cases if self.fold_case else str
-            self.before = frozenset(spread(chars(self.before_spec)))
-            self.after = frozenset(spread(chars(self.after_spec)))
-            self.alphabet = frozenset(spread(chars(self.alphabet_spec)))
+            self.before = _set(self.before_spec, self.fold_case)
+            self.after = _set(self.after_spec, self.fold_case)
+            self.alphabet = _set(self.alphabet_spec, self.fold_case)
             if self.after and not self.alphabet <= self.after:
                 raise ValueError("`after` must hold the whole alphabet")
         return self.alphabet
