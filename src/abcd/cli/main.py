@@ -16,6 +16,7 @@ from abcd.cli.memory_cmd import app as memory_app
 from abcd.cli.plugin_cmd import app as plugin_app
 from abcd.cli.rules_cmd import register as register_rules
 from abcd.errors import AbcdError
+from abcd.terminal import escaped
 
 app = typer.Typer(
     name="abcd",
@@ -36,7 +37,7 @@ def main() -> None:
     try:
         app()
     except AbcdError as err:
-        print(f"abcd: {err}", file=sys.stderr)
+        print(f"abcd: {escaped(str(err), keep='')}", file=sys.stderr)
         sys.exit(err.exit_code)
     except BrokenPipeError:
         sys.exit(1)
