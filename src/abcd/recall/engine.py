@@ -26,6 +26,8 @@ Pure apart from reading the declared places; it writes nothing.
 
 from __future__ import annotations
 
+import math
+
 from abcd.errors import AbcdError, JournalBroken, TrustError
 from abcd.recall.bm25f import Corpus, Doc, Scored, idf
 from abcd.recall.budget import host_len
@@ -542,7 +544,7 @@ def _recall(
 
     # Machine notes through the index: the notes holding a recall term the prompt hits.
     narrow_ids = {i.key for i in items if i.kind == "note" and i.layer != "machine"}
-    numbers: list[int] = []
+    found: set[int] = set()
     if indexed is not None:
         # Only the groups that can come back here: a note tied to another repository is never read.
         found = indexed.index.candidates(prompt, {EVERYWHERE, root or EVERYWHERE})
@@ -555,7 +557,6 @@ def _recall(
             else indexed.index.numbers_of(set_aside)
         )
         found.difference_update(numbered.values())
-        numbers = sorted(found)
 
     reach: list[Item] = []
     hitting: list[tuple[Item, tuple[str, ...]]] = []
@@ -587,7 +588,7 @@ def _recall(
         else:
             outcome.withheld.append((item, "tied to another repository"))
 
-    if not hitting and not numbers:  # nothing to rank: the reach's figures are not needed
+    if not hitting and not found:  # nothing to rank: the reach's figures are not needed
         _take(outcome, ledger, blocks, iter(()))
         return outcome
     by_key = {item.key: item for item in reach}
@@ -624,9 +625,13 @@ def _recall(
         scored = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
     machine = None
     ranked_numbers: list[tuple[float, int]] = []
-    if indexed is not None and numbers:
+    best_first = None
+    if indexed is not None and found:
         machine = _Machine(indexed.index, prompt, corpus)
-        ranked_numbers = machine.score(numbers)
+        if len(found) >= PRUNE_FROM and machine.can_prune():
+            best_first = _BestFirst(machine, found)
+        else:
+            ranked_numbers = machine.score(sorted(found))
         outcome._open = indexed
 
     def candidate(entry: tuple[float, Scored | int], rank: int) -> Candidate:
@@ -639,8 +644,8 @@ def _recall(
         # Scored from its forward: the per-term breakdown is worked out if asked for.
         return Candidate(by_key[ref.key], None, rank, hits_of[ref.key], (small, ref.key), score)
 
-    ordered = _ranked(scored, ranked_numbers, machine)
-    outcome._count = len(scored) + len(ranked_numbers)
+    ordered = _ranked(scored, ranked_numbers, machine, best_first)
+    outcome._count = len(scored) + len(found)
     _take(
         outcome,
         ledger,
@@ -696,6 +701,30 @@ class _Machine:
     def __init__(self, index: Index, prompt: Prompt, corpus: _Reach) -> None:
         self.index, self.prompt, self.corpus = index, prompt, corpus
         self._records: dict[int, Record] = {}
+        # The query terms the index knows, their idf in this reach, the order their parts are
+        # added in, the reach's mean length and every note's length: worked out once.
+        self.known = index.terms(prompt.distinct)
+        holding = corpus.holding(self.known)
+        self.idf_of = {stem: idf(corpus.n, holding[stem]) for stem in self.known}
+        self.order = sorted(self.known)
+        self.avg = corpus.avg_len
+        self.lengths = index.lengths()
+        self._postings: dict[str, Any] = {}
+
+    def postings(self, stem: str) -> Any:
+        """A query term's postings, read once for this recall."""
+        weights = self._postings.get(stem)
+        if weights is None:
+            weights = self._postings[stem] = self.index.postings(self.known[stem])
+        return weights
+
+    def dense(self) -> list[str]:
+        """The query terms with dense postings (and impacts), in the order parts are added."""
+        return [stem for stem in self.order if self.known[stem][3]]
+
+    def can_prune(self) -> bool:
+        """Whether candidates are scored term by term (else note by note: see `score`)."""
+        return len(self.dense()) <= TERM_AT_A_TIME_MAX
 
     def score(self, numbers: list[int]) -> list[tuple[float, int]]:
         """`(score, note no)` for each note: the very figures `Corpus.score` gives.
@@ -711,14 +740,10 @@ class _Machine:
         the forward records instead, which costs a read a note but nothing a
         term.
         """
-        known = self.index.terms(self.prompt.distinct)
-        holding = self.corpus.holding(known)
-        n, avg = self.corpus.n, self.corpus.avg_len
-        idf_of = {stem: idf(n, holding[stem]) for stem in known}
-        order = sorted(known)
-        lengths = self.index.lengths()
+        known, idf_of, order, avg = self.known, self.idf_of, self.order, self.avg
+        lengths = self.lengths
         norms = [K1 * (1.0 - B + B * length / avg) for length in map(lengths.__getitem__, numbers)]
-        if sum(1 for stem in order if known[stem][3]) > TERM_AT_A_TIME_MAX:
+        if not self.can_prune():
             return self._note_by_note(numbers, norms, order, known, idf_of)
         from operator import itemgetter  # only a prompt with indexed candidates needs it
 
@@ -727,7 +752,7 @@ class _Machine:
         position: dict[int, int] | None = None
         for stem in order:
             c = idf_of[stem]
-            weights = self.index.postings(known[stem])
+            weights = self.postings(stem)
             if known[stem][3]:  # dense: every candidate's weight, 0 where it lacks the term
                 scores = [
                     s + c * w / (w + norm) if w else s
@@ -788,6 +813,115 @@ class _Machine:
         return _breakdown(self.corpus, self.prompt, item)
 
 
+# From this many machine candidates on, they are ranked best first (`_BestFirst`): below it,
+# scoring them all costs less than the rounds.
+PRUNE_FROM = 512
+# A round of `_BestFirst` with no aim lowers every dense term's frontier to this share of the
+# last round's; an aim is the score of the candidate this many places down the ranked hand.
+_SHARE = 0.9
+_AIM = 48
+# Every round lowers the share by at least this much: once it reaches zero every note is read.
+_STEP = 0.02
+# A bound is raised by this share of itself: the parts are added in one fixed order and IEEE
+# arithmetic is monotone, so it already holds to the bit; the margin is insurance, and free.
+_SLACK = 1e-12
+
+
+class _BestFirst:
+    """The machine's candidates, scored best first, as far as the take asks (issue 13).
+
+    The threshold algorithm (Fagin, Lotem and Naor 2001) over the index's
+    impacts. A note's part for a dense term falls as its length grows, so
+    each class of a term's holders (one weighted count), read shortest
+    first, gives its parts in falling order whatever the reach's idf and
+    mean length. Each round reads every class down to where its part drops
+    below a share of the term's best: the share that brings the bound down
+    to the score `_AIM` places below the top of what is ranked and not yet
+    given, else `_SHARE` of the last round's. It scores the candidates among
+    the notes read that were not scored yet, exactly as `_Machine.score`
+    does, and bounds every candidate not yet read: the sum of each dense
+    term's best next part. The holders of a sparse term (rare: fewer than
+    one note in `DENSE_SHARE`) are all scored in the first round, so a note
+    never read holds only dense query terms and its score is within the
+    bound. `_ranked` gives a group only once its top is above the bound
+    by more than `TIE_EPSILON`, so what is given is what ranking every
+    candidate gives.
+    """
+
+    def __init__(self, machine: _Machine, found: set[int]) -> None:
+        self.machine, self.found = machine, found
+        self.seen: set[int] = set()
+        self.done = False
+        self.bound = math.inf
+        self._first: set[int] = set()
+        for stem in machine.order:
+            if not machine.known[stem][3]:
+                self._first.update(machine.postings(stem).keys() & found)
+        # [term, idf, weighted count, holders shortest first, how far read]
+        self._classes: list[list[Any]] = []
+        for stem in machine.dense():
+            impacts = machine.index.impacts(machine.known[stem])
+            for weight in sorted(impacts):
+                self._classes.append([stem, machine.idf_of[stem], weight, impacts[weight], 0])
+        self._start = self._frontier()
+        self._ceiling = 0.0
+        for stem in machine.dense():
+            self._ceiling += self._start[stem]
+        self._share = 1.0
+
+    def _part(self, c: float, w: int, no: int) -> float:
+        """A note's part for a term: `_Machine.score`'s figure, computed the same way."""
+        norm = K1 * (1.0 - B + B * self.machine.lengths[no] / self.machine.avg)
+        return c * w / (w + norm)
+
+    def _frontier(self) -> dict[str, float]:
+        """Each dense term's best part among the notes not yet read (0.0 once all are)."""
+        best = dict.fromkeys(self.machine.dense(), 0.0)
+        for stem, c, w, holders, at in self._classes:
+            if at < len(holders):
+                best[stem] = max(best[stem], self._part(c, w, holders[at]))
+        return best
+
+    def more(self, aim: float | None) -> list[tuple[float, int]]:
+        """One more round: `(score, note no)` of the candidates it read, and `bound` lowered to
+        about `aim` (`None`: by a share)."""
+        new, self._first = self._first, set()
+        wanted = aim / self._ceiling if aim is not None and self._ceiling > 0 else self._share * _SHARE
+        share = self._share = min(wanted, self._share - _STEP)  # at zero or below: every note
+        ends = []
+        for stem, c, w, holders, at in self._classes:
+            target = self._start[stem] * share
+            lo, hi = at, len(holders)  # the first note whose part is below the target
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if self._part(c, w, holders[mid]) < target:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            ends.append(lo)
+        reading = sum(end - entry[4] for entry, end in zip(self._classes, ends, strict=True))
+        if reading >= len(self.found) - len(self.seen):
+            # Reading that far costs more than scoring every candidate left (a prompt of many
+            # terms of about equal weight): score them all, and the bound is gone.
+            new |= self.found
+            for entry in self._classes:
+                entry[4] = len(entry[3])
+        else:
+            for entry, end in zip(self._classes, ends, strict=True):
+                new.update(entry[3][entry[4] : end])
+                entry[4] = end
+        new &= self.found
+        new -= self.seen
+        self.seen |= new
+        frontier = self._frontier()
+        total = 0.0
+        for stem in self.machine.dense():  # the order the parts of a score are added in
+            total += frontier[stem]
+        self.done = all(entry[4] == len(entry[3]) for entry in self._classes)
+        self.bound = -math.inf if self.done else total + total * _SLACK
+        return self.machine.score(sorted(new)) if new else []
+
+
 def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:
     """An item's score with its per-term breakdown (the diagnostic's, the tests'), stemmed from
     its text as `Corpus.score` reads it: the same figure its candidate was ranked by."""
@@ -796,15 +930,24 @@ def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:
 
 
 def _ranked(
-    scored: list[Scored], machine_scores: list[tuple[float, int]], machine: _Machine | None
+    scored: list[Scored],
+    machine_scores: list[tuple[float, int]],
+    machine: _Machine | None,
+    best_first: _BestFirst | None = None,
 ) -> Iterator[tuple[float, Scored | int]]:
     """Every candidate in rank order, lazily: `bm25f.rank`'s order, ties resolved only where they are.
 
     Scores within `TIE_EPSILON` of a group's top tie and break by scope,
     recency and key; a machine note's keys are read only when it ties.
+    With `best_first`, the machine's candidates come in as they are needed:
+    a group is given only once its top is more than `TIE_EPSILON` above the
+    bound on every candidate not yet scored, so no such candidate could be
+    in it or above it, and the order is the one ranking every candidate gives.
     """
     entries: list[tuple[float, Scored | int]] = [(s.score, s) for s in scored]
     entries += machine_scores
+    if best_first is not None:
+        entries += best_first.more(None)
     entries.sort(key=_first, reverse=True)
 
     def keys(ref: Scored | int) -> tuple[int, str, str]:
@@ -814,7 +957,16 @@ def _ranked(
         return ref.scope_rank, ref.recency, ref.key
 
     i, end = 0, len(entries)
-    while i < end:
+    while True:
+        while best_first is not None and not best_first.done:
+            if i < end and entries[i][0] - best_first.bound > TIE_EPSILON:
+                break
+            aim = entries[i + _AIM][0] if end - i > _AIM else None
+            entries = [*entries[i:], *best_first.more(aim)]
+            entries.sort(key=_first, reverse=True)
+            i, end = 0, len(entries)
+        if i == end:
+            return
         top = entries[i][0]
         j = i + 1
         while j < end and top - entries[j][0] <= TIE_EPSILON:

@@ -17,11 +17,17 @@ rest:
   candidates in C, checking each distinct term against the prompt once;
 - df buckets, per group: stem -> number of notes holding it (any field);
 - vocabulary buckets: stem -> `(term number, postings offset, postings
-  length, dense)`;
+  length, dense, impacts offset, impacts length)`;
 - postings, per term: the weighted count of every note holding it, dense
   (16-bit, by note number) for a term many notes hold, else a dictionary
   note number -> weighted count; and every note's weighted length (32-bit,
   by note number), so a prompt scores term by term (`abcd.recall.engine`);
+- impacts, per dense term: its holders by weighted count, each class in
+  the order of their weighted length, shortest first (then note number):
+  within a class a note's part of the score only falls along the list,
+  whatever the reach's idf and mean length, so a prompt ranks lazily, the
+  best first, and stops where the budget does (`abcd.recall.engine`,
+  "Ranking only what can reach the model");
 - id buckets: note id -> note no, a bucket per CRC-32 of the id (about
   `IDS_PER_BUCKET` ids each), reached through a table of 8-byte offsets;
 - forward records: per note `(weighted length, term numbers, weighted
@@ -72,7 +78,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 8
+FORMAT = 9  # 9: impacts, for ranking the best first
 # A writer leaves the index as it is while it trails the journal by fewer events than this: a
 # prompt folds the lines past the index's checkpoint (a few microseconds each), and one add in
 # this many rewrites the index whole (see `project_index`).
@@ -95,8 +101,9 @@ _LENGTH_MASK = (1 << _LENGTH_BITS) - 1
 Record = tuple[str, str, str, tuple[str, ...], "str | None", str, tuple[tuple[str, ...], ...]]
 """A note's text as the hook renders it: `(id, title, body, recall, root, written_at, recall
 terms)`. Its stems are not kept: the forward record holds what ranking needs of them."""
-Term = tuple[int, int, int, bool]
-"""A term in the index: its number, where its postings are and how long, whether they are dense."""
+Term = tuple[int, int, int, bool, int, int]
+"""A term in the index: its number, where its postings are and how long, whether they are dense,
+and where its impacts are and how long (none for a sparse term)."""
 Forward = tuple[int, tuple[int, ...], tuple[int, ...]]
 """A note as ranking needs it: its weighted length, its term numbers and their weighted counts."""
 
@@ -251,21 +258,41 @@ def build(
     sections: list[bytes] = []
     at = [0]
     count, dense_from = len(records), max(DENSE_MIN, len(records) // DENSE_SHARE)
-    words_of: dict[str, dict[str, tuple[int, int, int, bool]]] = {}
+    # Each note's place in the order of weighted length (then note number): impacts sort by it.
+    place = [0] * count
+    for position, no in enumerate(sorted(range(count), key=lengths.__getitem__)):
+        place[no] = position
+    words_of: dict[str, dict[str, Term]] = {}
     for stem, number in vocabulary.items():
         held = postings.get(number)
         if held is None:  # no note holds it any more: it keeps its number for the next writer only
-            words_of.setdefault(bucket_of(stem), {})[stem] = (number, 0, 0, False)
+            words_of.setdefault(bucket_of(stem), {})[stem] = (number, 0, 0, False, 0, 0)
             continue
         dense = len(held) >= dense_from and max(held.values()) <= DENSE_MAX_WEIGHT
+        impacts = (0, 0)
         if dense:
             column = array("H", bytes(2 * count))
+            classes: dict[int, list[int]] = {}
             for no, weight in held.items():
                 column[no] = weight
+                by_weight = classes.get(weight)
+                if by_weight is None:
+                    by_weight = classes[weight] = []
+                by_weight.append(no)
             where = _place(sections, at, column.tobytes())
+            impacts = _place(
+                sections,
+                at,
+                marshal.dumps(
+                    {
+                        weight: array("I", sorted(nos, key=place.__getitem__)).tobytes()
+                        for weight, nos in classes.items()
+                    }
+                ),
+            )
         else:
             where = _place(sections, at, marshal.dumps(held))
-        words_of.setdefault(bucket_of(stem), {})[stem] = (number, where[0], where[1], dense)
+        words_of.setdefault(bucket_of(stem), {})[stem] = (number, *where, dense, *impacts)
     layout: dict[str, Any] = {
         "lengths": _place(sections, at, lengths.tobytes()),
         "records": _place(sections, at, _place_blobs(sections, at, blobs)),
@@ -441,15 +468,22 @@ class Index:
         return self._lookup("df", lambda bucket: (group, bucket), terms)
 
     def terms(self, terms: Iterable[str]) -> dict[str, Term]:
-        """`(term number, postings offset, postings length, dense)` of each of `terms` a note holds."""
+        """The entry (`Term`) of each of `terms` a note holds."""
         found = self._lookup("vocabulary", lambda bucket: bucket, terms)
         return {stem: entry for stem, entry in found.items() if entry[2]}
 
     def postings(self, where: Term) -> Any:
         """A term's weighted counts by note number: a 16-bit `memoryview` when dense, else a dict."""
-        _, at, length, dense = where
+        _, at, length, dense, _, _ = where
         data = self._read((at, length))
         return memoryview(data).cast("H") if dense else marshal.loads(data)
+
+    def impacts(self, where: Term) -> dict[int, memoryview]:
+        """A dense term's holders by weighted count, each class shortest note first."""
+        return {
+            weight: memoryview(numbers).cast("I")
+            for weight, numbers in self._blob((where[4], where[5])).items()
+        }
 
     def lengths(self) -> memoryview:
         """Every note's weighted length, by note number."""
