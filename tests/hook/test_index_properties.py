@@ -97,8 +97,8 @@ def test_the_hook_ranks_every_candidate_as_the_fold_does(
         if scoring.startswith("best first"):  # ranked best first however few the candidates
             m.setattr(engine, "PRUNE_FROM", 1)
         if scoring == "best first, tiny":  # and in many small rounds, aiming a few places down
-            m.setattr(engine, "_SHARE", 0.999)
-            m.setattr(engine, "_STEP", 0.001)
+            m.setattr(engine, "_SHARE", 0.99)
+            m.setattr(engine, "_STEP", 0.005)
             m.setattr(engine, "_AIM", 2)
         store.append(lambda _v: rooted(first), projections=(project_index,))
         if late:

@@ -816,12 +816,16 @@ class _Machine:
 # From this many machine candidates on, they are ranked best first (`_BestFirst`): below it,
 # scoring them all costs less than the rounds.
 PRUNE_FROM = 512
-# A round of `_BestFirst` with no aim lowers every dense term's frontier to this share of the
-# last round's; an aim is the score of the candidate this many places down the ranked hand.
+# A round of `_BestFirst` lowers the threshold to this share of the last round's, or only to its
+# aim, the score of the candidate this many places down the ranked hand: the hand holds only the
+# candidates read so far, so an aim is often too low, and reading too far costs more than a round.
 _SHARE = 0.9
 _AIM = 48
-# Every round lowers the share by at least this much: once it reaches zero every note is read.
+# Every round lowers the threshold by at least this share of the ceiling: at zero, every
+# candidate is read.
 _STEP = 0.02
+# A note's bound is counted in units of this share of the ceiling, each term's rounded up.
+_UNITS = 200
 # A bound is raised by this share of itself: the parts are added in one fixed order and IEEE
 # arithmetic is monotone, so it already holds to the bit; the margin is insurance, and free.
 _SLACK = 1e-12
@@ -830,22 +834,25 @@ _SLACK = 1e-12
 class _BestFirst:
     """The machine's candidates, scored best first, as far as the take asks (issue 13).
 
-    The threshold algorithm (Fagin, Lotem and Naor 2001) over the index's
-    impacts. A note's part for a dense term falls as its length grows, so
-    each class of a term's holders (one weighted count), read shortest
-    first, gives its parts in falling order whatever the reach's idf and
-    mean length. Each round reads every class down to where its part drops
-    below a share of the term's best: the share that brings the bound down
-    to the score `_AIM` places below the top of what is ranked and not yet
-    given, else `_SHARE` of the last round's. It scores the candidates among
-    the notes read that were not scored yet, exactly as `_Machine.score`
-    does, and bounds every candidate not yet read: the sum of each dense
-    term's best next part. The holders of a sparse term (rare: fewer than
-    one note in `DENSE_SHARE`) are all scored in the first round, so a note
-    never read holds only dense query terms and its score is within the
-    bound. `_ranked` gives a group only once its top is above the bound
-    by more than `TIE_EPSILON`, so what is given is what ranking every
-    candidate gives.
+    A note's part of a score for a term falls as its length grows and rises
+    with its weighted count, so no holder of a dense term has a part above
+    the best of its group (holders by weighted count, `IMPACT_GROUPS`): the
+    best, over the group's weighted counts, of the part of the shortest
+    holder with that count (kept in the index), whatever the reach's idf and
+    mean length. A note's bound is the sum of its groups' bests over the
+    dense query terms it holds, counted in whole units rounded up, added for every
+    note at once as bit planes of the index's bitsets (integers: the adding
+    runs in C). Each round lowers a threshold (by `_SHARE`, or less, to the
+    score `_AIM` places down the ranked hand), reads the candidates whose bound
+    reaches it and were not read, scores them exactly as `_Machine.score`
+    does, and says that every candidate not read scores below it. The
+    holders of a sparse term (fewer than one note in `DENSE_SHARE`) are all
+    scored in the first round, so a note never read holds only dense query
+    terms. `_ranked` gives a group only once its top is above that bound by
+    more than `TIE_EPSILON`, so what is given is what ranking every candidate
+    gives: a prompt whose best candidates stand out reads few, and one of
+    many words of about equal weight reads most (then all at once, which
+    costs what scoring every candidate costs).
     """
 
     def __init__(self, machine: _Machine, found: set[int]) -> None:
@@ -857,69 +864,95 @@ class _BestFirst:
         for stem in machine.order:
             if not machine.known[stem][3]:
                 self._first.update(machine.postings(stem).keys() & found)
-        # [term, idf, weighted count, holders shortest first, how far read]
-        self._classes: list[list[Any]] = []
-        for stem in machine.dense():
-            impacts = machine.index.impacts(machine.known[stem])
-            for weight in sorted(impacts):
-                self._classes.append([stem, machine.idf_of[stem], weight, impacts[weight], 0])
-        self._start = self._frontier()
+        dense = machine.dense()
+        groups: dict[str, list[tuple[int, float]]] = {}  # per term: (holders, their best part)
         self._ceiling = 0.0
-        for stem in machine.dense():
-            self._ceiling += self._start[stem]
+        for stem in dense:  # the order the parts of a score are added in
+            c = machine.idf_of[stem]
+            groups[stem] = [
+                (bits, max(self._part(c, w, length) for w, length in shortest.items()))
+                for bits, shortest in machine.index.impacts(machine.known[stem])
+            ]
+            self._ceiling += max((best for _, best in groups[stem]), default=0.0)
+        self._unit = self._ceiling / _UNITS if self._ceiling > 0 else 1.0
+        self._mask = (1 << machine.index.count) - 1
+        self._planes = [0] * (_UNITS + len(dense) + 1).bit_length()
+        for stem in dense:  # each note's groups are one a term: its bound adds one of their bests
+            addend = [0] * len(self._planes)
+            for bits, best in groups[stem]:
+                units = int(best / self._unit) + 1
+                for k in range(len(addend)):
+                    if units >> k & 1:
+                        addend[k] |= bits
+            _add_planes(self._planes, addend)
+        self._read = 0  # the notes whose bound reached a threshold, as a bitset
         self._share = 1.0
 
-    def _part(self, c: float, w: int, no: int) -> float:
-        """A note's part for a term: `_Machine.score`'s figure, computed the same way."""
-        norm = K1 * (1.0 - B + B * self.machine.lengths[no] / self.machine.avg)
+    def _part(self, c: float, w: int, length: int) -> float:
+        """A part of a score: `_Machine.score`'s figure, computed the same way."""
+        norm = K1 * (1.0 - B + B * length / self.machine.avg)
         return c * w / (w + norm)
-
-    def _frontier(self) -> dict[str, float]:
-        """Each dense term's best part among the notes not yet read (0.0 once all are)."""
-        best = dict.fromkeys(self.machine.dense(), 0.0)
-        for stem, c, w, holders, at in self._classes:
-            if at < len(holders):
-                best[stem] = max(best[stem], self._part(c, w, holders[at]))
-        return best
 
     def more(self, aim: float | None) -> list[tuple[float, int]]:
         """One more round: `(score, note no)` of the candidates it read, and `bound` lowered to
         about `aim` (`None`: by a share)."""
         new, self._first = self._first, set()
-        wanted = aim / self._ceiling if aim is not None and self._ceiling > 0 else self._share * _SHARE
-        share = self._share = min(wanted, self._share - _STEP)  # at zero or below: every note
-        ends = []
-        for stem, c, w, holders, at in self._classes:
-            target = self._start[stem] * share
-            lo, hi = at, len(holders)  # the first note whose part is below the target
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if self._part(c, w, holders[mid]) < target:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            ends.append(lo)
-        reading = sum(end - entry[4] for entry, end in zip(self._classes, ends, strict=True))
-        if reading >= len(self.found) - len(self.seen):
-            # Reading that far costs more than scoring every candidate left (a prompt of many
-            # terms of about equal weight): score them all, and the bound is gone.
+        wanted = self._share * _SHARE  # a round lowers the threshold by a share at most,
+        if aim is not None and self._ceiling > 0:  # or only to the aim, if that is higher
+            wanted = max(wanted, aim / self._ceiling)
+        share = self._share = min(wanted, self._share - _STEP)
+        threshold = self._ceiling * share
+        units = int(share * _UNITS)  # a bound below this many units is below the threshold
+        left = len(self.found) - len(self.seen)
+        if units <= 0:
             new |= self.found
-            for entry in self._classes:
-                entry[4] = len(entry[3])
         else:
-            for entry, end in zip(self._classes, ends, strict=True):
-                new.update(entry[3][entry[4] : end])
-                entry[4] = end
+            reached = _at_least(self._planes, units, self._mask)
+            fresh = reached & (self._mask ^ self._read)
+            self._read |= reached
+            if fresh.bit_count() >= left:  # reading costs more than scoring what is left
+                new |= self.found
+            else:
+                new.update(_bit_numbers(fresh))
         new &= self.found
         new -= self.seen
         self.seen |= new
-        frontier = self._frontier()
-        total = 0.0
-        for stem in self.machine.dense():  # the order the parts of a score are added in
-            total += frontier[stem]
-        self.done = all(entry[4] == len(entry[3]) for entry in self._classes)
-        self.bound = -math.inf if self.done else total + total * _SLACK
+        self.done = units <= 0 or len(self.seen) == len(self.found)
+        self.bound = -math.inf if self.done else threshold + threshold * _SLACK
         return self.machine.score(sorted(new)) if new else []
+
+
+def _add_planes(planes: list[int], addend: list[int]) -> None:
+    """Add, note by note, the counts `addend` holds to those `planes` holds: bit plane `k` of
+    every note's count is `planes[k]` (the bits of one integer, a bit a note)."""
+    carry = 0
+    for k, (plane, add) in enumerate(zip(planes, addend, strict=True)):
+        if add or carry:
+            planes[k] = plane ^ add ^ carry
+            carry = (plane & add) | (carry & (plane ^ add))
+
+
+def _at_least(planes: list[int], least: int, mask: int) -> int:
+    """The notes whose count (bit planes, as `_add_planes` keeps them) is at least `least`."""
+    greater, equal = 0, mask
+    for k in range(len(planes) - 1, -1, -1):
+        if least >> k & 1:
+            equal &= planes[k]
+        else:
+            greater |= equal & planes[k]
+            equal &= mask ^ planes[k]
+    return greater | equal
+
+
+def _bit_numbers(bits: int) -> list[int]:
+    """The numbers of the bits set in `bits`, lowest first."""
+    out = []
+    for at, byte in enumerate(bits.to_bytes((bits.bit_length() + 7) // 8, "little")):
+        while byte:
+            low = byte & -byte
+            out.append(at * 8 + low.bit_length() - 1)
+            byte ^= low
+    return out
 
 
 def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:

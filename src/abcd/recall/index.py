@@ -22,12 +22,13 @@ rest:
   (16-bit, by note number) for a term many notes hold, else a dictionary
   note number -> weighted count; and every note's weighted length (32-bit,
   by note number), so a prompt scores term by term (`abcd.recall.engine`);
-- impacts, per dense term: its holders by weighted count, each class in
-  the order of their weighted length, shortest first (then note number):
-  within a class a note's part of the score only falls along the list,
-  whatever the reach's idf and mean length, so a prompt ranks lazily, the
-  best first, and stops where the budget does (`abcd.recall.engine`,
-  "Ranking only what can reach the model");
+- impacts, per dense term: its holders split by weighted count (1, 2, 3,
+  and 4 or more: `IMPACT_GROUPS`), each group a bitset (bit `i` for note
+  number `i`) with, for each weighted count in it, the shortest holder with
+  that count: whatever the reach's idf and mean length, no holder's part of
+  a score is above the best of its group's, and the bitsets are added up in
+  C, so a prompt ranks best first and stops where the budget does
+  (`abcd.recall.engine`, `_BestFirst`);
 - id buckets: note id -> note no, a bucket per CRC-32 of the id (about
   `IDS_PER_BUCKET` ids each), reached through a table of 8-byte offsets;
 - forward records: per note `(weighted length, term numbers, weighted
@@ -91,6 +92,8 @@ EVERYWHERE = ""  # the group of notes recalled in every repository (root null)
 # (`map`) instead of decoding a dictionary; a rarer term keeps a dictionary of its few holders.
 DENSE_SHARE = 32
 DENSE_MIN = 64
+# A dense term's impacts group its holders by weighted count: 1, 2, 3, and this many or more.
+IMPACT_GROUPS = 4
 # A dense posting is 16-bit: a weighted count past it (impossible within a note's limits) is sparse.
 DENSE_MAX_WEIGHT = 0xFFFF
 # An entry of a table of blobs (records, forward records, id buckets): 5 bytes of offset, 3 of
@@ -258,10 +261,6 @@ def build(
     sections: list[bytes] = []
     at = [0]
     count, dense_from = len(records), max(DENSE_MIN, len(records) // DENSE_SHARE)
-    # Each note's place in the order of weighted length (then note number): impacts sort by it.
-    place = [0] * count
-    for position, no in enumerate(sorted(range(count), key=lengths.__getitem__)):
-        place[no] = position
     words_of: dict[str, dict[str, Term]] = {}
     for stem, number in vocabulary.items():
         held = postings.get(number)
@@ -272,23 +271,24 @@ def build(
         impacts = (0, 0)
         if dense:
             column = array("H", bytes(2 * count))
-            classes: dict[int, list[int]] = {}
+            by_weight: dict[int, tuple[bytearray, dict[int, int]]] = {}
             for no, weight in held.items():
                 column[no] = weight
-                by_weight = classes.get(weight)
-                if by_weight is None:
-                    by_weight = classes[weight] = []
-                by_weight.append(no)
+                holders = by_weight.get(min(weight, IMPACT_GROUPS))
+                if holders is None:
+                    holders = by_weight[min(weight, IMPACT_GROUPS)] = (
+                        bytearray((count + 7) // 8),
+                        {},
+                    )
+                holders[0][no >> 3] |= 1 << (no & 7)
+                length = lengths[no]
+                if length < holders[1].get(weight, length + 1):
+                    holders[1][weight] = length
             where = _place(sections, at, column.tobytes())
             impacts = _place(
                 sections,
                 at,
-                marshal.dumps(
-                    {
-                        weight: array("I", sorted(nos, key=place.__getitem__)).tobytes()
-                        for weight, nos in classes.items()
-                    }
-                ),
+                marshal.dumps([(bytes(bits), shortest) for bits, shortest in by_weight.values()]),
             )
         else:
             where = _place(sections, at, marshal.dumps(held))
@@ -478,12 +478,13 @@ class Index:
         data = self._read((at, length))
         return memoryview(data).cast("H") if dense else marshal.loads(data)
 
-    def impacts(self, where: Term) -> dict[int, memoryview]:
-        """A dense term's holders by weighted count, each class shortest note first."""
-        return {
-            weight: memoryview(numbers).cast("I")
-            for weight, numbers in self._blob((where[4], where[5])).items()
-        }
+    def impacts(self, where: Term) -> list[tuple[int, dict[int, int]]]:
+        """A dense term's holders in groups by weighted count, each as a bitset (bit `i`: note
+        number `i`) and, for each weighted count in it, the shortest weighted length with it."""
+        return [
+            (int.from_bytes(bits, "little"), shortest)
+            for bits, shortest in self._blob((where[4], where[5]))
+        ]
 
     def lengths(self) -> memoryview:
         """Every note's weighted length, by note number."""
