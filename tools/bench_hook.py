@@ -9,9 +9,9 @@ there (pass the same `--notes`, `--crowd`); `--only PROMPT` times one prompt.
 
 `--crowd` builds the home of issue 13: one common recall word (`test`) is
 carried by `CROWD_SHARE` of the notes (and pages), and the prompts hold it:
-`hardest` is that word alone with words every note's body holds (every
+`hardest` is that word alone with words most notes' bodies hold (every
 candidate scores on the same few common terms), `typical` a working prompt
-around it.
+around it, `none` the fixed cost.
 
 Builds a throwaway home and repository holding N personal notes (written as
 one `memory import`-style batch through the real store), 200 project notes,
@@ -230,6 +230,9 @@ def main() -> int:
     if (root / "home").is_dir():
         home, repo = root / "home", root / "project"
         os.environ["ABCD_HOME"] = str(home)
+        from abcd.journal.store import load_view
+
+        args.notes = len(load_view(home).notes)  # the home's, whatever --notes says
     else:
         root.mkdir(parents=True, exist_ok=True)
         home, repo = build(root, args.notes, args.crowd)
@@ -259,6 +262,8 @@ def main() -> int:
                 f"the {CROWD_WORD} is flaky after the deploy: retry the release and check the "
                 f"{VOCABULARY[-300]} timeout"
             ),
+            # Nothing hits: the fixed cost of a prompt in this home.
+            "none": prompts["none"],
         }
     crowd = f", {CROWD_SHARE:.0%} carrying {CROWD_WORD!r}" if args.crowd else ""
     print(f"hook: {args.notes:,} personal notes{crowd}, 200 project notes, 100 pages, 20 domains")
