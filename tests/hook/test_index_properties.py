@@ -29,9 +29,11 @@ recall = st.lists(
 
 
 @st.composite
-def homes(draw: st.DrawFn) -> tuple[list[Event], list[Event], list[dict[str, object]]]:
+def homes(
+    draw: st.DrawFn, most: int = 30
+) -> tuple[list[Event], list[Event], list[dict[str, object]]]:
     """Notes written with the index kept, more written after it, and the project's own notes."""
-    n = draw(st.integers(min_value=1, max_value=30))
+    n = draw(st.integers(min_value=1, max_value=most))
     notes = [
         NoteAdded(
             id=f"mem-{k:016d}",
@@ -74,6 +76,32 @@ def test_the_hook_ranks_every_candidate_as_the_fold_does(
     prompt: str,
     scoring: str,
 ) -> None:
+    _hook_agrees_with_the_fold(repo, home, prompt, scoring)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    home=homes(most=150),
+    prompt=text,
+    scoring=st.sampled_from(["best first", "best first, tiny", "best first, coarse"]),
+)
+def test_a_crowd_ranked_best_first_in_rounds_of_any_size_is_ranked_as_the_fold_ranks_it(
+    repo: Path,
+    home: tuple[list[Event], list[Event], list[dict[str, object]]],
+    prompt: str,
+    scoring: str,
+) -> None:
+    _hook_agrees_with_the_fold(repo, home, prompt, scoring)
+
+
+def _hook_agrees_with_the_fold(
+    repo: Path,
+    home: tuple[list[Event], list[Event], list[dict[str, object]]],
+    prompt: str,
+    scoring: str,
+) -> None:
     first, late, project = home
     root = git(repo, "rev-list", "--max-parents=0", "HEAD")
 
@@ -100,6 +128,9 @@ def test_the_hook_ranks_every_candidate_as_the_fold_does(
             m.setattr(engine, "_SHARE", 0.99)
             m.setattr(engine, "_STEP", 0.005)
             m.setattr(engine, "_AIM", 2)
+        if scoring == "best first, coarse":  # in few rounds that drop far, aiming nowhere
+            m.setattr(engine, "_SHARE", 0.5)
+            m.setattr(engine, "_AIM", 10**6)
         store.append(lambda _v: rooted(first), projections=(project_index,))
         if late:
             store.append(lambda _v: rooted(late))  # the index trails these
