@@ -877,7 +877,7 @@ class _BestFirst:
         self._unit = self._ceiling / _UNITS if self._ceiling > 0 else 1.0
         self._mask = (1 << machine.index.count) - 1
         self._planes = [0] * (_UNITS + len(dense) + 1).bit_length()
-        for stem in dense:  # each note's groups are one a term: its bound adds one of their bests
+        for stem in dense:  # a holder is in one group of a term: its bound adds that best
             addend = [0] * len(self._planes)
             for bits, best in groups[stem]:
                 units = int(best / self._unit) + 1
@@ -886,7 +886,16 @@ class _BestFirst:
                         addend[k] |= bits
             _add_planes(self._planes, addend)
         self._read = 0  # the notes whose bound reached a threshold, as a bitset
-        self._share = 1.0
+        # The rounds start from the highest bound any note has (the ceiling sums the terms' bests,
+        # which few notes hold all of): a binary search over the counts, in C.
+        low, high = 0, 2 ** len(self._planes)
+        while high - low > 1:
+            mid = (low + high) // 2
+            if _at_least(self._planes, mid, self._mask):
+                low = mid
+            else:
+                high = mid
+        self._share = min(1.0, (low + 1) / _UNITS)
 
     def _part(self, c: float, w: int, length: int) -> float:
         """A part of a score: `_Machine.score`'s figure, computed the same way."""
@@ -944,14 +953,22 @@ def _at_least(planes: list[int], least: int, mask: int) -> int:
     return greater | equal
 
 
+_NONZERO = bytes([0, *[1] * 255])  # a byte's mark: 1 when any of its bits is set
+
+
 def _bit_numbers(bits: int) -> list[int]:
-    """The numbers of the bits set in `bits`, lowest first."""
+    """The numbers of the bits set in `bits`, lowest first (the bytes with none skipped in C)."""
     out = []
-    for at, byte in enumerate(bits.to_bytes((bits.bit_length() + 7) // 8, "little")):
+    data = bits.to_bytes((bits.bit_length() + 7) // 8, "little")
+    marks = data.translate(_NONZERO)
+    at = marks.find(1)
+    while at >= 0:
+        byte = data[at]
         while byte:
             low = byte & -byte
             out.append(at * 8 + low.bit_length() - 1)
             byte ^= low
+        at = marks.find(1, at + 1)
     return out
 
 
