@@ -2,9 +2,16 @@
 """Benchmark of the prompt hook against a bare interpreter (issue 4's targets), measured in one run.
 
     .venv/bin/python tools/bench_hook.py [--notes 10000] [--runs 30] [--root DIR] [--only PROMPT]
+                                         [--crowd]
 
 `--root DIR` builds the home there, or reuses the one an earlier run built
-there (pass the same `--notes`); `--only broad|narrow|none` times one prompt.
+there (pass the same `--notes`, `--crowd`); `--only PROMPT` times one prompt.
+
+`--crowd` builds the home of issue 13: one common recall word (`test`) is
+carried by `CROWD_SHARE` of the notes (and pages), and the prompts hold it:
+`hardest` is that word alone with words most notes' bodies hold (every
+candidate scores on the same few common terms), `typical` a working prompt
+around it, `none` the fixed cost.
 
 Builds a throwaway home and repository holding N personal notes (written as
 one `memory import`-style batch through the real store), 200 project notes,
@@ -125,8 +132,15 @@ WEIGHTS = [1 / (rank + 1) for rank in range(len(VOCABULARY))]
 WORDS = TOPICS
 
 
-def recall_words(rng: random.Random, n: int = 3) -> list[str]:
-    return list(dict.fromkeys([*rng.choices(VOCABULARY, WEIGHTS, k=n), rng.choice(TOPICS)]))
+CROWD_WORD = "test"
+CROWD_SHARE = 0.9  # of the notes carrying `CROWD_WORD` in their recall words, with `--crowd`
+
+
+def recall_words(rng: random.Random, n: int = 3, crowd: bool = False) -> list[str]:
+    words = [*rng.choices(VOCABULARY, WEIGHTS, k=n), rng.choice(TOPICS)]
+    if crowd and rng.random() < CROWD_SHARE:
+        words.append(CROWD_WORD)
+    return list(dict.fromkeys(words))
 
 
 def sentence(rng: random.Random, n: int) -> str:
@@ -139,7 +153,7 @@ def sentence(rng: random.Random, n: int) -> str:
     return " ".join(pool)
 
 
-def build(root: Path, notes: int) -> tuple[Path, Path]:
+def build(root: Path, notes: int, crowd: bool = False) -> tuple[Path, Path]:
     rng = random.Random(7)
     home, repo = root / "home", root / "project"
     repo.mkdir()
@@ -153,7 +167,7 @@ def build(root: Path, notes: int) -> tuple[Path, Path]:
             id=f"mem-{n:016d}",
             title=sentence(rng, 6),
             body=sentence(rng, 40),
-            recall=tuple(recall_words(rng)),
+            recall=tuple(recall_words(rng, crowd=crowd)),
             root=rng.choice([None, root_commit, "f" * 40]),
             origin="agent",
             written_by="Claude:claude-opus-4-8",
@@ -175,13 +189,13 @@ def build(root: Path, notes: int) -> tuple[Path, Path]:
             "id": f"mem-{n:016d}",
             "title": sentence(rng, 6),
             "body": sentence(rng, 40),
-            "recall": recall_words(rng),
+            "recall": recall_words(rng, crowd=crowd),
         }
         for n in range(10**9, 10**9 + 200)
     ]
     (abcd / "memory.json").write_text(json.dumps({"schema_version": 1, "notes": project}))
     for n in range(100):
-        recall = ", ".join(recall_words(rng))
+        recall = ", ".join(recall_words(rng, crowd=crowd))
         (abcd / "memory" / f"ref_topic_page{n}.md").write_text(
             f"---\nrecall: [{recall}]\nsummary: {sentence(rng, 6)}\n---\n# Page {n}\n{sentence(rng, 300)}\n"
         )
@@ -205,15 +219,23 @@ def main() -> int:
         type=Path,
         help="build the home here, or reuse the one an earlier run built here with the same --notes",
     )
-    parser.add_argument("--only", choices=("broad", "narrow", "none"), help="time one prompt only")
+    parser.add_argument(
+        "--only", help="time one prompt only (broad, narrow, none; crowd: hardest, typical)"
+    )
+    parser.add_argument(
+        "--crowd", action="store_true", help=f"most notes carry the recall word {CROWD_WORD!r}"
+    )
     args = parser.parse_args()
     root = args.root or Path(tempfile.mkdtemp())
     if (root / "home").is_dir():
         home, repo = root / "home", root / "project"
         os.environ["ABCD_HOME"] = str(home)
+        from abcd.journal.store import load_view
+
+        args.notes = len(load_view(home).notes)  # the home's, whatever --notes says
     else:
         root.mkdir(parents=True, exist_ok=True)
-        home, repo = build(root, args.notes)
+        home, repo = build(root, args.notes, args.crowd)
     subprocess.run(
         [PY, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "src")],
         check=True,
@@ -232,7 +254,19 @@ def main() -> int:
         # Nothing hits: the fixed cost of a prompt.
         "none": "what is the weather like today",
     }
-    print(f"hook: {args.notes:,} personal notes, 200 project notes, 100 pages, 20 domains")
+    if args.crowd:
+        prompts = {
+            # The crowd's word and words every note's body holds: every candidate shares them.
+            "hardest": f"the {CROWD_WORD} and the {CROWD_WORD} to run, in a {CROWD_WORD} for it",
+            "typical": (
+                f"the {CROWD_WORD} is flaky after the deploy: retry the release and check the "
+                f"{VOCABULARY[-300]} timeout"
+            ),
+            # Nothing hits: the fixed cost of a prompt in this home.
+            "none": prompts["none"],
+        }
+    crowd = f", {CROWD_SHARE:.0%} carrying {CROWD_WORD!r}" if args.crowd else ""
+    print(f"hook: {args.notes:,} personal notes{crowd}, 200 project notes, 100 pages, 20 domains")
     for label, prompt in prompts.items():
         if args.only not in (None, label):
             continue

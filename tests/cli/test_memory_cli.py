@@ -296,3 +296,18 @@ def test_a_note_cannot_be_tied_to_a_repository_another_account_owns_and_the_refu
         "account owns, so a note cannot be tied to its root commit; pass --everywhere"
     )
     assert add(abcd, "A lesson", "--everywhere").code == 0
+
+
+def test_an_import_of_twenty_thousand_notes_lands_whole_past_ten_thousand_ids_a_second(
+    abcd: Run, repo: Path
+) -> None:
+    lines = [
+        json.dumps({"title": f"lesson {n}", "body": "b", "recall": ["bulk"], "everywhere": True})
+        for n in range(20_000)
+    ]
+    result = abcd("memory", "import", "-", "--by", BY, stdin="\n".join(lines) + "\n")
+    assert result.code == 0, result.err
+    ids = result.out.split()
+    assert len(ids) == len(set(ids)) == 20_000
+    assert all(ID.match(i) for i in ids)
+    assert len(listed(abcd)) == 20_000

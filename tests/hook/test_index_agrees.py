@@ -11,6 +11,7 @@ import pytest
 
 from abcd.journal import store
 from abcd.journal.events import Event, NoteAdded, NoteRemoved
+from abcd.recall import engine
 from abcd.recall.engine import Outcome, recall
 from abcd.recall.index import INDEX_FILE, project_index
 from abcd.recall.stemcache import StemCache
@@ -418,3 +419,47 @@ def test_kept_note_numbers_of_promoted_ids_follow_a_renumbered_index(
     fast, slow = _both(repo, "deploy")
     assert _scores(fast) == _scores(slow)
     assert [c.item.layer for c in fast.candidates if c.item.key == twin.id] == ["project"]
+
+
+def test_a_crowd_ranked_best_first_scores_few_candidates_and_agrees_with_the_fold(
+    repo: Path, abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Most notes carry `test` and the prompt holds it: past `PRUNE_FROM` candidates the hook
+    ranks best first, scoring a share of them, and takes exactly what full ranking takes."""
+    rng = random.Random(13)
+    common = "the a to and of in is after".split()
+    events: list[Event] = [
+        NoteAdded(
+            id=f"mem-{n:016d}",
+            title=" ".join(rng.choices(WORDS + common, k=5)),
+            body=" ".join(rng.choices(WORDS + common, k=rng.randint(5, 40))),
+            recall=(*rng.sample(WORDS, 2), "test"),
+            root=None,
+            origin="agent",
+            written_by="Claude:claude-opus-4-8",
+            session=None,
+        )
+        for n in range(1500)
+    ]
+    store.append(lambda _v: events, projections=(project_index,))
+    scored: list[int] = []
+    score = engine._Machine.score
+
+    def counting(self: Any, numbers: list[int]) -> list[tuple[float, int]]:
+        scored.extend(numbers)
+        return score(self, numbers)
+
+    monkeypatch.setattr(engine._Machine, "score", counting)
+    prompt = "the test is flaky after the deploy: retry the release and check the timeout"
+    home = Home.open()
+    assert home is not None
+    with home:
+        run = _Recaller(home, repo)
+        with run(prompt, stems=run.cache()) as taken:  # the hook's path: the take, and no more
+            recalled = [(c.item.key, c.score, c.form) for c in taken.recalled]
+            assert len(recalled) >= 10
+            assert len(scored) < 1500 // 2  # the work followed the take, not the crowd
+    fast, slow = _both(repo, prompt)
+    assert _scores(fast) == _scores(slow)
+    assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
+    assert recalled == [(c.item.key, c.score, c.form) for c in slow.recalled]

@@ -1,5 +1,6 @@
 """Property: whatever the notes and the prompt, the hook's recall (index, postings, caches) ranks,
-scores and forms every candidate exactly as folding the view and stemming every item does."""
+scores and forms every candidate exactly as folding the view and stemming every item does,
+whether it scores every candidate or ranks them best first and stops where the take does."""
 
 from __future__ import annotations
 
@@ -28,9 +29,11 @@ recall = st.lists(
 
 
 @st.composite
-def homes(draw: st.DrawFn) -> tuple[list[Event], list[Event], list[dict[str, object]]]:
+def homes(
+    draw: st.DrawFn, most: int = 30
+) -> tuple[list[Event], list[Event], list[dict[str, object]]]:
     """Notes written with the index kept, more written after it, and the project's own notes."""
-    n = draw(st.integers(min_value=1, max_value=30))
+    n = draw(st.integers(min_value=1, max_value=most))
     notes = [
         NoteAdded(
             id=f"mem-{k:016d}",
@@ -59,10 +62,42 @@ def homes(draw: st.DrawFn) -> tuple[list[Event], list[Event], list[dict[str, obj
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(home=homes(), prompt=text, scoring=st.sampled_from(["sparse", "dense", "note by note"]))
+@given(
+    home=homes(),
+    prompt=text,
+    scoring=st.sampled_from(
+        ["sparse", "dense", "note by note", "best first", "best first, sparse", "best first, tiny"]
+    ),
+)
 def test_the_hook_ranks_every_candidate_as_the_fold_does(
     repo: Path,
     monkeypatch: pytest.MonkeyPatch,
+    home: tuple[list[Event], list[Event], list[dict[str, object]]],
+    prompt: str,
+    scoring: str,
+) -> None:
+    _hook_agrees_with_the_fold(repo, home, prompt, scoring)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    home=homes(most=150),
+    prompt=text,
+    scoring=st.sampled_from(["best first", "best first, tiny", "best first, coarse"]),
+)
+def test_a_crowd_ranked_best_first_in_rounds_of_any_size_is_ranked_as_the_fold_ranks_it(
+    repo: Path,
+    home: tuple[list[Event], list[Event], list[dict[str, object]]],
+    prompt: str,
+    scoring: str,
+) -> None:
+    _hook_agrees_with_the_fold(repo, home, prompt, scoring)
+
+
+def _hook_agrees_with_the_fold(
+    repo: Path,
     home: tuple[list[Event], list[Event], list[dict[str, object]]],
     prompt: str,
     scoring: str,
@@ -82,11 +117,20 @@ def test_the_hook_ranks_every_candidate_as_the_fold_does(
         abcd_home = Path(place) / "home"
         abcd_home.mkdir(mode=0o700)
         m.setenv("ABCD_HOME", str(abcd_home))
-        if scoring != "sparse":  # every term's postings dense, whatever few notes hold it
+        if scoring not in ("sparse", "best first, sparse"):  # every term dense, with impacts
             m.setattr(index, "DENSE_MIN", 1)
             m.setattr(index, "DENSE_SHARE", 10**9)
         if scoring == "note by note":
             m.setattr(engine, "TERM_AT_A_TIME_MAX", 0)
+        if scoring.startswith("best first"):  # ranked best first however few the candidates
+            m.setattr(engine, "PRUNE_FROM", 1)
+        if scoring == "best first, tiny":  # and in many small rounds, aiming a few places down
+            m.setattr(engine, "_SHARE", 0.99)
+            m.setattr(engine, "_STEP", 0.005)
+            m.setattr(engine, "_AIM", 2)
+        if scoring == "best first, coarse":  # in few rounds that drop far, aiming nowhere
+            m.setattr(engine, "_SHARE", 0.5)
+            m.setattr(engine, "_AIM", 10**6)
         store.append(lambda _v: rooted(first), projections=(project_index,))
         if late:
             store.append(lambda _v: rooted(late))  # the index trails these

@@ -18,7 +18,7 @@ from abcd.gate import judge_note, judge_stamps, load_private_names
 from abcd.journal import store
 from abcd.journal.events import Event, NoteAdded, NoteRemoved, Origin
 from abcd.journal.view import Note, View
-from abcd.notes.ids import mint_id
+from abcd.notes.ids import Minter
 from abcd.notes.limits import Draft, check_note_id
 from abcd.notes.project import ProjectNote, read_project_notes
 from abcd.recall.index import project_index
@@ -120,11 +120,10 @@ def add_notes(
     """
 
     def plan(view: View) -> list[Event]:
-        taken = {n.id for n in view.notes} | set(view.removed)
+        minter = Minter({n.id for n in view.notes} | set(view.removed))
         events: list[Event] = []
         for item in judged:
-            note_id = mint_id(taken)
-            taken.add(note_id)
+            note_id = minter.mint()
             events.append(
                 NoteAdded(
                     id=note_id,

@@ -26,6 +26,8 @@ Pure apart from reading the declared places; it writes nothing.
 
 from __future__ import annotations
 
+import math
+
 from abcd.errors import AbcdError, JournalBroken, TrustError
 from abcd.recall.bm25f import Corpus, Doc, Scored, idf
 from abcd.recall.budget import host_len
@@ -542,7 +544,7 @@ def _recall(
 
     # Machine notes through the index: the notes holding a recall term the prompt hits.
     narrow_ids = {i.key for i in items if i.kind == "note" and i.layer != "machine"}
-    numbers: list[int] = []
+    found: set[int] = set()
     if indexed is not None:
         # Only the groups that can come back here: a note tied to another repository is never read.
         found = indexed.index.candidates(prompt, {EVERYWHERE, root or EVERYWHERE})
@@ -555,7 +557,6 @@ def _recall(
             else indexed.index.numbers_of(set_aside)
         )
         found.difference_update(numbered.values())
-        numbers = sorted(found)
 
     reach: list[Item] = []
     hitting: list[tuple[Item, tuple[str, ...]]] = []
@@ -587,7 +588,7 @@ def _recall(
         else:
             outcome.withheld.append((item, "tied to another repository"))
 
-    if not hitting and not numbers:  # nothing to rank: the reach's figures are not needed
+    if not hitting and not found:  # nothing to rank: the reach's figures are not needed
         _take(outcome, ledger, blocks, iter(()))
         return outcome
     by_key = {item.key: item for item in reach}
@@ -624,9 +625,13 @@ def _recall(
         scored = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
     machine = None
     ranked_numbers: list[tuple[float, int]] = []
-    if indexed is not None and numbers:
+    best_first = None
+    if indexed is not None and found:
         machine = _Machine(indexed.index, prompt, corpus)
-        ranked_numbers = machine.score(numbers)
+        if len(found) >= PRUNE_FROM and machine.can_prune():
+            best_first = _BestFirst(machine, found)
+        else:
+            ranked_numbers = machine.score(sorted(found))
         outcome._open = indexed
 
     def candidate(entry: tuple[float, Scored | int], rank: int) -> Candidate:
@@ -639,8 +644,8 @@ def _recall(
         # Scored from its forward: the per-term breakdown is worked out if asked for.
         return Candidate(by_key[ref.key], None, rank, hits_of[ref.key], (small, ref.key), score)
 
-    ordered = _ranked(scored, ranked_numbers, machine)
-    outcome._count = len(scored) + len(ranked_numbers)
+    ordered = _ranked(scored, ranked_numbers, machine, best_first)
+    outcome._count = len(scored) + len(found)
     _take(
         outcome,
         ledger,
@@ -696,6 +701,30 @@ class _Machine:
     def __init__(self, index: Index, prompt: Prompt, corpus: _Reach) -> None:
         self.index, self.prompt, self.corpus = index, prompt, corpus
         self._records: dict[int, Record] = {}
+        # The query terms the index knows, their idf in this reach, the order their parts are
+        # added in, the reach's mean length and every note's length: worked out once.
+        self.known = index.terms(prompt.distinct)
+        holding = corpus.holding(self.known)
+        self.idf_of = {stem: idf(corpus.n, holding[stem]) for stem in self.known}
+        self.order = sorted(self.known)
+        self.avg = corpus.avg_len
+        self.lengths = index.lengths()
+        self._postings: dict[str, Any] = {}
+
+    def postings(self, stem: str) -> Any:
+        """A query term's postings, read once for this recall."""
+        weights = self._postings.get(stem)
+        if weights is None:
+            weights = self._postings[stem] = self.index.postings(self.known[stem])
+        return weights
+
+    def dense(self) -> list[str]:
+        """The query terms with dense postings (and impacts), in the order parts are added."""
+        return [stem for stem in self.order if self.known[stem][3]]
+
+    def can_prune(self) -> bool:
+        """Whether candidates are scored term by term (else note by note: see `score`)."""
+        return len(self.dense()) <= TERM_AT_A_TIME_MAX
 
     def score(self, numbers: list[int]) -> list[tuple[float, int]]:
         """`(score, note no)` for each note: the very figures `Corpus.score` gives.
@@ -711,14 +740,10 @@ class _Machine:
         the forward records instead, which costs a read a note but nothing a
         term.
         """
-        known = self.index.terms(self.prompt.distinct)
-        holding = self.corpus.holding(known)
-        n, avg = self.corpus.n, self.corpus.avg_len
-        idf_of = {stem: idf(n, holding[stem]) for stem in known}
-        order = sorted(known)
-        lengths = self.index.lengths()
+        known, idf_of, order, avg = self.known, self.idf_of, self.order, self.avg
+        lengths = self.lengths
         norms = [K1 * (1.0 - B + B * length / avg) for length in map(lengths.__getitem__, numbers)]
-        if sum(1 for stem in order if known[stem][3]) > TERM_AT_A_TIME_MAX:
+        if not self.can_prune():
             return self._note_by_note(numbers, norms, order, known, idf_of)
         from operator import itemgetter  # only a prompt with indexed candidates needs it
 
@@ -727,7 +752,7 @@ class _Machine:
         position: dict[int, int] | None = None
         for stem in order:
             c = idf_of[stem]
-            weights = self.index.postings(known[stem])
+            weights = self.postings(stem)
             if known[stem][3]:  # dense: every candidate's weight, 0 where it lacks the term
                 scores = [
                     s + c * w / (w + norm) if w else s
@@ -788,6 +813,165 @@ class _Machine:
         return _breakdown(self.corpus, self.prompt, item)
 
 
+# From this many machine candidates on, they are ranked best first (`_BestFirst`): below it,
+# scoring them all costs less than the rounds.
+PRUNE_FROM = 512
+# A round of `_BestFirst` lowers the threshold to this share of the last round's, or only to its
+# aim, the score of the candidate this many places down the ranked hand: the hand holds only the
+# candidates read so far, so an aim is often too low, and reading too far costs more than a round.
+_SHARE = 0.9
+_AIM = 48
+# Every round lowers the threshold by at least this share of the ceiling: at zero, every
+# candidate is read.
+_STEP = 0.02
+# A note's bound is counted in units of this share of the ceiling, each term's rounded up.
+_UNITS = 200
+# A bound is raised by this share of itself: the parts are added in one fixed order and IEEE
+# arithmetic is monotone, so it already holds to the bit; the margin is insurance, and free.
+_SLACK = 1e-12
+
+
+class _BestFirst:
+    """The machine's candidates, scored best first, as far as the take asks (issue 13).
+
+    A note's part of a score for a term falls as its length grows and rises
+    with its weighted count, so no holder of a dense term has a part above
+    the best of its group (holders by weighted count, `IMPACT_GROUPS`): the
+    best, over the group's weighted counts, of the part of the shortest
+    holder with that count (kept in the index), whatever the reach's idf and
+    mean length. A note's bound is the sum of its groups' bests over the
+    dense query terms it holds, counted in whole units rounded up, added for every
+    note at once as bit planes of the index's bitsets (integers: the adding
+    runs in C). Each round lowers a threshold (by `_SHARE`, or less, to the
+    score `_AIM` places down the ranked hand), reads the candidates whose bound
+    reaches it and were not read, scores them exactly as `_Machine.score`
+    does, and says that every candidate not read scores below it. The
+    holders of a sparse term (fewer than one note in `DENSE_SHARE`) are all
+    scored in the first round, so a note never read holds only dense query
+    terms. `_ranked` gives a group only once its top is above that bound by
+    more than `TIE_EPSILON`, so what is given is what ranking every candidate
+    gives: a prompt whose best candidates stand out reads few, and one of
+    many words of about equal weight reads most (then all at once, which
+    costs what scoring every candidate costs).
+    """
+
+    def __init__(self, machine: _Machine, found: set[int]) -> None:
+        self.machine, self.found = machine, found
+        self.seen: set[int] = set()
+        self.done = False
+        self.bound = math.inf
+        self._first: set[int] = set()
+        for stem in machine.order:
+            if not machine.known[stem][3]:
+                self._first.update(machine.postings(stem).keys() & found)
+        dense = machine.dense()
+        groups: dict[str, list[tuple[int, float]]] = {}  # per term: (holders, their best part)
+        self._ceiling = 0.0
+        for stem in dense:  # the order the parts of a score are added in
+            c = machine.idf_of[stem]
+            groups[stem] = [
+                (bits, max(self._part(c, w, length) for w, length in shortest.items()))
+                for bits, shortest in machine.index.impacts(machine.known[stem])
+            ]
+            self._ceiling += max((best for _, best in groups[stem]), default=0.0)
+        self._unit = self._ceiling / _UNITS if self._ceiling > 0 else 1.0
+        self._mask = (1 << machine.index.count) - 1
+        self._planes = [0] * (_UNITS + len(dense) + 1).bit_length()
+        for stem in dense:  # a holder is in one group of a term: its bound adds that best
+            addend = [0] * len(self._planes)
+            for bits, best in groups[stem]:
+                units = int(best / self._unit) + 1
+                for k in range(len(addend)):
+                    if units >> k & 1:
+                        addend[k] |= bits
+            _add_planes(self._planes, addend)
+        self._read = 0  # the notes whose bound reached a threshold, as a bitset
+        # The rounds start from the highest bound any note has (the ceiling sums the terms' bests,
+        # which few notes hold all of): a binary search over the counts, in C.
+        low, high = 0, 2 ** len(self._planes)
+        while high - low > 1:
+            mid = (low + high) // 2
+            if _at_least(self._planes, mid, self._mask):
+                low = mid
+            else:
+                high = mid
+        self._share = min(1.0, (low + 1) / _UNITS)
+
+    def _part(self, c: float, w: int, length: int) -> float:
+        """A part of a score: `_Machine.score`'s figure, computed the same way."""
+        norm = K1 * (1.0 - B + B * length / self.machine.avg)
+        return c * w / (w + norm)
+
+    def more(self, aim: float | None) -> list[tuple[float, int]]:
+        """One more round: `(score, note no)` of the candidates it read, and `bound` lowered to
+        about `aim` (`None`: by a share)."""
+        new, self._first = self._first, set()
+        wanted = self._share * _SHARE  # a round lowers the threshold by a share at most,
+        if aim is not None and self._ceiling > 0:  # or only to the aim, if that is higher
+            wanted = max(wanted, aim / self._ceiling)
+        share = self._share = min(wanted, self._share - _STEP)
+        threshold = self._ceiling * share
+        units = int(share * _UNITS)  # a bound below this many units is below the threshold
+        left = len(self.found) - len(self.seen)
+        if units <= 0:
+            new |= self.found
+        else:
+            reached = _at_least(self._planes, units, self._mask)
+            fresh = reached & (self._mask ^ self._read)
+            self._read |= reached
+            if fresh.bit_count() >= left:  # reading costs more than scoring what is left
+                new |= self.found
+            else:
+                new.update(_bit_numbers(fresh))
+        new &= self.found
+        new -= self.seen
+        self.seen |= new
+        self.done = units <= 0 or len(self.seen) == len(self.found)
+        self.bound = -math.inf if self.done else threshold + threshold * _SLACK
+        return self.machine.score(sorted(new)) if new else []
+
+
+def _add_planes(planes: list[int], addend: list[int]) -> None:
+    """Add, note by note, the counts `addend` holds to those `planes` holds: bit plane `k` of
+    every note's count is `planes[k]` (the bits of one integer, a bit a note)."""
+    carry = 0
+    for k, (plane, add) in enumerate(zip(planes, addend, strict=True)):
+        if add or carry:
+            planes[k] = plane ^ add ^ carry
+            carry = (plane & add) | (carry & (plane ^ add))
+
+
+def _at_least(planes: list[int], least: int, mask: int) -> int:
+    """The notes whose count (bit planes, as `_add_planes` keeps them) is at least `least`."""
+    greater, equal = 0, mask
+    for k in range(len(planes) - 1, -1, -1):
+        if least >> k & 1:
+            equal &= planes[k]
+        else:
+            greater |= equal & planes[k]
+            equal &= mask ^ planes[k]
+    return greater | equal
+
+
+_NONZERO = bytes([0, *[1] * 255])  # a byte's mark: 1 when any of its bits is set
+
+
+def _bit_numbers(bits: int) -> list[int]:
+    """The numbers of the bits set in `bits`, lowest first (the bytes with none skipped in C)."""
+    out = []
+    data = bits.to_bytes((bits.bit_length() + 7) // 8, "little")
+    marks = data.translate(_NONZERO)
+    at = marks.find(1)
+    while at >= 0:
+        byte = data[at]
+        while byte:
+            low = byte & -byte
+            out.append(at * 8 + low.bit_length() - 1)
+            byte ^= low
+        at = marks.find(1, at + 1)
+    return out
+
+
 def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:
     """An item's score with its per-term breakdown (the diagnostic's, the tests'), stemmed from
     its text as `Corpus.score` reads it: the same figure its candidate was ranked by."""
@@ -796,15 +980,24 @@ def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:
 
 
 def _ranked(
-    scored: list[Scored], machine_scores: list[tuple[float, int]], machine: _Machine | None
+    scored: list[Scored],
+    machine_scores: list[tuple[float, int]],
+    machine: _Machine | None,
+    best_first: _BestFirst | None = None,
 ) -> Iterator[tuple[float, Scored | int]]:
     """Every candidate in rank order, lazily: `bm25f.rank`'s order, ties resolved only where they are.
 
     Scores within `TIE_EPSILON` of a group's top tie and break by scope,
     recency and key; a machine note's keys are read only when it ties.
+    With `best_first`, the machine's candidates come in as they are needed:
+    a group is given only once its top is more than `TIE_EPSILON` above the
+    bound on every candidate not yet scored, so no such candidate could be
+    in it or above it, and the order is the one ranking every candidate gives.
     """
     entries: list[tuple[float, Scored | int]] = [(s.score, s) for s in scored]
     entries += machine_scores
+    if best_first is not None:
+        entries += best_first.more(None)
     entries.sort(key=_first, reverse=True)
 
     def keys(ref: Scored | int) -> tuple[int, str, str]:
@@ -814,7 +1007,16 @@ def _ranked(
         return ref.scope_rank, ref.recency, ref.key
 
     i, end = 0, len(entries)
-    while i < end:
+    while True:
+        while best_first is not None and not best_first.done:
+            if i < end and entries[i][0] - best_first.bound > TIE_EPSILON:
+                break
+            aim = entries[i + _AIM][0] if end - i > _AIM else None
+            entries = [*entries[i:], *best_first.more(aim)]
+            entries.sort(key=_first, reverse=True)
+            i, end = 0, len(entries)
+        if i == end:
+            return
         top = entries[i][0]
         j = i + 1
         while j < end and top - entries[j][0] <= TIE_EPSILON:

@@ -17,11 +17,18 @@ rest:
   candidates in C, checking each distinct term against the prompt once;
 - df buckets, per group: stem -> number of notes holding it (any field);
 - vocabulary buckets: stem -> `(term number, postings offset, postings
-  length, dense)`;
+  length, dense, impacts offset, impacts length)`;
 - postings, per term: the weighted count of every note holding it, dense
   (16-bit, by note number) for a term many notes hold, else a dictionary
   note number -> weighted count; and every note's weighted length (32-bit,
   by note number), so a prompt scores term by term (`abcd.recall.engine`);
+- impacts, per dense term: its holders split by weighted count (1, 2, 3,
+  and 4 or more: `IMPACT_GROUPS`), each group a bitset (bit `i` for note
+  number `i`) with, for each weighted count in it, the shortest holder with
+  that count: whatever the reach's idf and mean length, no holder's part of
+  a score is above the best of its group's, and the bitsets are added up in
+  C, so a prompt ranks best first and stops where the budget does
+  (`abcd.recall.engine`, `_BestFirst`);
 - id buckets: note id -> note no, a bucket per CRC-32 of the id (about
   `IDS_PER_BUCKET` ids each), reached through a table of 8-byte offsets;
 - forward records: per note `(weighted length, term numbers, weighted
@@ -72,7 +79,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 8
+FORMAT = 9  # 9: impacts, for ranking the best first
 # A writer leaves the index as it is while it trails the journal by fewer events than this: a
 # prompt folds the lines past the index's checkpoint (a few microseconds each), and one add in
 # this many rewrites the index whole (see `project_index`).
@@ -85,6 +92,8 @@ EVERYWHERE = ""  # the group of notes recalled in every repository (root null)
 # (`map`) instead of decoding a dictionary; a rarer term keeps a dictionary of its few holders.
 DENSE_SHARE = 32
 DENSE_MIN = 64
+# A dense term's impacts group its holders by weighted count: 1, 2, 3, and this many or more.
+IMPACT_GROUPS = 4
 # A dense posting is 16-bit: a weighted count past it (impossible within a note's limits) is sparse.
 DENSE_MAX_WEIGHT = 0xFFFF
 # An entry of a table of blobs (records, forward records, id buckets): 5 bytes of offset, 3 of
@@ -95,8 +104,9 @@ _LENGTH_MASK = (1 << _LENGTH_BITS) - 1
 Record = tuple[str, str, str, tuple[str, ...], "str | None", str, tuple[tuple[str, ...], ...]]
 """A note's text as the hook renders it: `(id, title, body, recall, root, written_at, recall
 terms)`. Its stems are not kept: the forward record holds what ranking needs of them."""
-Term = tuple[int, int, int, bool]
-"""A term in the index: its number, where its postings are and how long, whether they are dense."""
+Term = tuple[int, int, int, bool, int, int]
+"""A term in the index: its number, where its postings are and how long, whether they are dense,
+and where its impacts are and how long (none for a sparse term)."""
 Forward = tuple[int, tuple[int, ...], tuple[int, ...]]
 """A note as ranking needs it: its weighted length, its term numbers and their weighted counts."""
 
@@ -251,21 +261,38 @@ def build(
     sections: list[bytes] = []
     at = [0]
     count, dense_from = len(records), max(DENSE_MIN, len(records) // DENSE_SHARE)
-    words_of: dict[str, dict[str, tuple[int, int, int, bool]]] = {}
+    words_of: dict[str, dict[str, Term]] = {}
     for stem, number in vocabulary.items():
         held = postings.get(number)
         if held is None:  # no note holds it any more: it keeps its number for the next writer only
-            words_of.setdefault(bucket_of(stem), {})[stem] = (number, 0, 0, False)
+            words_of.setdefault(bucket_of(stem), {})[stem] = (number, 0, 0, False, 0, 0)
             continue
         dense = len(held) >= dense_from and max(held.values()) <= DENSE_MAX_WEIGHT
+        impacts = (0, 0)
         if dense:
             column = array("H", bytes(2 * count))
+            by_weight: dict[int, tuple[bytearray, dict[int, int]]] = {}
             for no, weight in held.items():
                 column[no] = weight
+                holders = by_weight.get(min(weight, IMPACT_GROUPS))
+                if holders is None:
+                    holders = by_weight[min(weight, IMPACT_GROUPS)] = (
+                        bytearray((count + 7) // 8),
+                        {},
+                    )
+                holders[0][no >> 3] |= 1 << (no & 7)
+                length = lengths[no]
+                if length < holders[1].get(weight, length + 1):
+                    holders[1][weight] = length
             where = _place(sections, at, column.tobytes())
+            impacts = _place(
+                sections,
+                at,
+                marshal.dumps([(bytes(bits), shortest) for bits, shortest in by_weight.values()]),
+            )
         else:
             where = _place(sections, at, marshal.dumps(held))
-        words_of.setdefault(bucket_of(stem), {})[stem] = (number, where[0], where[1], dense)
+        words_of.setdefault(bucket_of(stem), {})[stem] = (number, *where, dense, *impacts)
     layout: dict[str, Any] = {
         "lengths": _place(sections, at, lengths.tobytes()),
         "records": _place(sections, at, _place_blobs(sections, at, blobs)),
@@ -443,15 +470,23 @@ class Index:
         return self._lookup("df", lambda bucket: (group, bucket), terms)
 
     def terms(self, terms: Iterable[str]) -> dict[str, Term]:
-        """`(term number, postings offset, postings length, dense)` of each of `terms` a note holds."""
+        """The entry (`Term`) of each of `terms` a note holds."""
         found = self._lookup("vocabulary", lambda bucket: bucket, terms)
         return {stem: entry for stem, entry in found.items() if entry[2]}
 
     def postings(self, where: Term) -> Any:
         """A term's weighted counts by note number: a 16-bit `memoryview` when dense, else a dict."""
-        _, at, length, dense = where
+        _, at, length, dense, _, _ = where
         data = self._read((at, length))
         return memoryview(data).cast("H") if dense else marshal.loads(data)
+
+    def impacts(self, where: Term) -> list[tuple[int, dict[int, int]]]:
+        """A dense term's holders in groups by weighted count, each as a bitset (bit `i`: note
+        number `i`) and, for each weighted count in it, the shortest weighted length with it."""
+        return [
+            (int.from_bytes(bits, "little"), shortest)
+            for bits, shortest in self._blob((where[4], where[5]))
+        ]
 
     def lengths(self) -> memoryview:
         """Every note's weighted length, by note number."""
