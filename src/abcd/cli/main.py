@@ -7,9 +7,11 @@ a broken journal), one line on stderr; 2 usage.
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
+from abcd import __version__
 from abcd.cli.host_cmd import hook_app, statusline
 from abcd.cli.journal_cmd import app as journal_app
 from abcd.cli.memory_cmd import app as memory_app
@@ -24,6 +26,29 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        print(f"abcd {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print abcd's version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """A memory for AI coding agents that is safe to keep and easy to audit."""
+
+
 app.add_typer(memory_app, name="memory")
 app.add_typer(journal_app, name="journal")
 register_rules(app)
