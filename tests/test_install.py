@@ -20,7 +20,9 @@ from tests.installed import BARE_PATH, REPO_ROOT, git_url, install
 pytestmark = pytest.mark.slow
 
 
-def run(argv: list[str], *, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    argv: list[str], *, stdin: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         argv, input=stdin, env=env, capture_output=True, text=True, timeout=60, check=False
     )
