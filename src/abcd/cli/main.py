@@ -10,8 +10,11 @@ import sys
 from typing import Annotated
 
 import typer
+from typer import Abort
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 
 from abcd import __version__
+from abcd.cli.app import command_group
 from abcd.cli.host_cmd import hook_app, statusline
 from abcd.cli.journal_cmd import app as journal_app
 from abcd.cli.memory_cmd import app as memory_app
@@ -19,12 +22,13 @@ from abcd.cli.plugin_cmd import app as plugin_app
 from abcd.cli.rules_cmd import register as register_rules
 from abcd.errors import AbcdError
 
-app = typer.Typer(
+app = command_group(
+    "A memory for AI coding agents that is safe to keep and easy to audit."
+    "\n\n\b\nExample:\n  abcd memory list\n  abcd journal verify"
+    '\n\nShell completion: eval "$(abcd --show-completion bash)" (or zsh, fish).',
     name="abcd",
-    help="A memory for AI coding agents that is safe to keep and easy to audit.",
+    add_completion=True,
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
 
 
@@ -57,11 +61,38 @@ app.add_typer(plugin_app, name="plugin")
 app.command("statusline")(statusline)
 
 
+def usage_line(err: UsageError) -> str:
+    """A usage error as one line: what is wrong, then where the command's help is.
+
+    `Missing option '--title'.` from `abcd memory add` becomes
+    `abcd: missing option '--title' (see: abcd memory add --help)`.
+    """
+    message = " ".join(err.format_message().split()).rstrip(".")
+    if message[:1].isupper() and not message[1:2].isupper():
+        message = message[0].lower() + message[1:]
+    where = err.ctx.command_path if err.ctx is not None else "abcd"
+    return f"abcd: {message} (see: {where} --help)"
+
+
 def main() -> None:
+    """Run the app; every error is one `abcd: ...` line on stderr, usage errors exit 2."""
     try:
-        app()
+        code = app(prog_name="abcd", standalone_mode=False)
+    except NoArgsIsHelpError as err:
+        err.show()  # the group's help, as a bare `abcd` or `abcd memory add`-less group asks
+        sys.exit(err.exit_code)
+    except UsageError as err:
+        print(usage_line(err), file=sys.stderr)
+        sys.exit(2)
+    except ClickException as err:
+        print(f"abcd: {' '.join(err.format_message().split())}", file=sys.stderr)
+        sys.exit(err.exit_code)
+    except Abort:
+        print("abcd: stopped", file=sys.stderr)
+        sys.exit(1)
     except AbcdError as err:
         print(f"abcd: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
     except BrokenPipeError:
         sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

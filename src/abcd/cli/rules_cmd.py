@@ -23,6 +23,7 @@ from typing import Annotated, Any
 import typer
 
 from abcd.cli import diagnose
+from abcd.cli.app import command_group
 from abcd.cli.output import emit_json, notice
 from abcd.errors import UsageError
 from abcd.repo import find_repo
@@ -32,6 +33,7 @@ from abcd.trust.guarded import Home
 HELP = (
     "List the rule domains with their source, or render one (NAME) in full; "
     'with --prompt "TEXT", show what that prompt would bring back, and why.'
+    '\n\n\b\nExample:\n  abcd rules --prompt "how do I run the tests"'
 )
 
 NameArg = Annotated[
@@ -96,7 +98,7 @@ def register(parent: typer.Typer) -> None:
     parent.command("rules", help=HELP)(rules)
 
 
-app = typer.Typer(add_completion=False, help=HELP)
+app = command_group(HELP)
 app.command(help=HELP)(rules)
 
 

@@ -148,6 +148,19 @@ def summarize(repo: Repo | None) -> Counts:
     )
 
 
+def summary_json(counts: Counts) -> dict[str, object]:
+    """The counts for `abcd memory --json`; `null` where there is no repository to count for."""
+    return {
+        "personal_notes": {
+            "this_repository": counts.this_repository if counts.in_repository else None,
+            "everywhere": counts.everywhere,
+            "other_repositories": counts.other_repositories,
+        },
+        "project_notes": counts.project if counts.in_repository else None,
+        "unreadable": list(counts.unreadable),
+    }
+
+
 def summary_lines(counts: Counts) -> list[str]:
     lines = []
     if counts.in_repository:
