@@ -18,6 +18,7 @@ from abcd.cli.app import command_group
 from abcd.cli.host_cmd import hook_app, statusline
 from abcd.cli.journal_cmd import app as journal_app
 from abcd.cli.memory_cmd import app as memory_app
+from abcd.cli.names_cmd import app as names_app
 from abcd.cli.plugin_cmd import app as plugin_app
 from abcd.cli.rules_cmd import register as register_rules
 from abcd.errors import AbcdError
@@ -55,6 +56,7 @@ def root(
 
 app.add_typer(memory_app, name="memory")
 app.add_typer(journal_app, name="journal")
+app.add_typer(names_app, name="names")
 register_rules(app)
 app.add_typer(hook_app, name="hook")
 app.add_typer(plugin_app, name="plugin")
