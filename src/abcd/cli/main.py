@@ -81,8 +81,9 @@ def main() -> None:
     try:
         code = app(prog_name="abcd", standalone_mode=False)
     except NoArgsIsHelpError as err:
-        err.show()  # the group's help, as a bare `abcd` or `abcd memory add`-less group asks
-        sys.exit(err.exit_code)
+        # A group called alone (`abcd`, `abcd journal`): its help, on stdout, and exit 2.
+        print(err.ctx.get_help() if err.ctx is not None else err.format_message())
+        sys.exit(2)
     except UsageError as err:
         print(usage_line(err), file=sys.stderr)
         sys.exit(2)
