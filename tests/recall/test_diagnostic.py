@@ -393,7 +393,7 @@ def test_all_names_a_note_whose_words_miss(world: World) -> None:
     assert withheld(world.facts("fix the tests")) == {(note, "machine"): "no word hit"}
     out = world.diagnose("fix the tests", "--all").out
     assert re.search(
-        rf"^  {note} +machine note +no word hit \(recall: deploy, release\)$", out, re.M
+        rf"^  {note} +personal note +no word hit \(recall: deploy, release\)$", out, re.M
     )
 
 
@@ -420,7 +420,7 @@ def test_all_names_a_note_tied_to_another_repository(world: World, tmp_path: Pat
     assert forms(facts) == {here: "line"}
     assert withheld(facts) == {(elsewhere, "machine"): "tied to another repository"}
     out = world.diagnose("deploy it", "--all").out
-    assert re.search(rf"^  {elsewhere} +machine note +tied to another repository$", out, re.M)
+    assert re.search(rf"^  {elsewhere} +personal note +tied to another repository$", out, re.M)
 
 
 def test_all_names_a_machine_page_suppressed_by_the_workspace_page_of_the_same_name(
@@ -432,7 +432,7 @@ def test_all_names_a_machine_page_suppressed_by_the_workspace_page_of_the_same_n
     assert [(c["key"], c["layer"]) for c in candidates(facts)] == [
         ("page:ref_auth_tokens.md", "workspace")
     ]
-    reason = "suppressed by a narrower scope (the workspace page)"
+    reason = "suppressed by a narrower scope (the project page)"
     assert withheld(facts) == {("page:ref_auth_tokens.md", "machine"): reason}
 
 
@@ -443,7 +443,7 @@ def test_a_workspace_page_without_recall_words_still_suppresses_the_machine_page
     world.workspace_page("ref_auth_tokens.md", None, "Ours, kept for people", "Workspace copy.")
     facts = world.facts("auth")
     assert candidates(facts) == []
-    reason = "suppressed by a narrower scope (the workspace page)"
+    reason = "suppressed by a narrower scope (the project page)"
     assert withheld(facts)[("page:ref_auth_tokens.md", "machine")] == reason
 
 

@@ -31,6 +31,7 @@ from abcd.recall.constants import (
     WEIGHT_RECALL,
     WEIGHT_TITLE,
 )
+from abcd.recall.items import what
 from abcd.session.brackets import Bracket, MemoryPolicy, bracket_for
 from abcd.session.fill import Fill
 
@@ -156,14 +157,14 @@ def _form(form: str) -> str:
 
 
 def _what(item: Item) -> str:
-    """`machine note, everywhere, written ...`: a candidate's layer and kind, reach and stamp."""
+    """`personal note, everywhere, written ...`: a candidate's layer and kind, reach and stamp."""
     stamp = "written" if item.kind == "note" else "modified"
     when = f", {stamp} {item.recency}" if item.recency else ""
     reach = ""
     if item.kind == "note" and item.layer == "machine":
         # A candidate tied to a root came back, so the root is this repository's.
         reach = ", tied to this repository" if item.root is not None else ", everywhere"
-    return f"{item.layer} {item.kind}{reach}{when}"
+    return f"{what(item.kind, item.layer)}{reach}{when}"
 
 
 def _table(rows: list[list[str]], right: set[int]) -> list[str]:
@@ -258,7 +259,7 @@ def _withheld_lines(withheld: Sequence[tuple[Item, str]]) -> list[str]:
     rows = []
     for item, reason in withheld:
         words = f" (recall: {', '.join(item.recall)})" if reason == "no word hit" else ""
-        rows.append([item.key, f"{item.layer} {item.kind}", reason + words])
+        rows.append([item.key, what(item.kind, item.layer), reason + words])
     return [
         f"withheld: {len(withheld)} {noun} did not come back",
         *("  " + r for r in _table(rows, set())),

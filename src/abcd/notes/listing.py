@@ -111,10 +111,10 @@ def render(listed: Listed) -> list[str]:
             where += f" (root {entry['root'][:12]})"
         lines.append(f"{entry['id']}  {entry['title']}")
         if entry["layer"] == "project":
-            lines.append("  project note, in the project's file: recalled in this repository")
+            lines.append("  project note, in .abcd/memory.json: recalled in this repository")
         else:
             lines.append(
-                f"  machine note, recalled {where if where == EVERYWHERE else 'in ' + where}"
+                f"  personal note, recalled {where if where == EVERYWHERE else 'in ' + where}"
             )
         lines.append(f"  recall: {', '.join(entry['recall'])}")
         lines.append(f"  written by {by} at {at}, {session}, origin {entry['origin']}")
@@ -168,8 +168,8 @@ def summary_lines(counts: Counts) -> list[str]:
     lines.append(f"personal notes everywhere: {counts.everywhere}")
     lines.append(f"personal notes for other repositories: {counts.other_repositories}")
     if counts.in_repository:
-        lines.append(f"notes in the project's file: {counts.project}")
+        lines.append(f"project notes (.abcd/memory.json): {counts.project}")
     else:
-        lines.append("notes in the project's file: none (not in a git repository)")
+        lines.append("project notes: none (not in a git repository)")
     lines.extend(f"unreadable: {problem}" for problem in counts.unreadable)
     return lines
