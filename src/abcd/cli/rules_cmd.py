@@ -36,6 +36,9 @@ HELP = (
     '\n\n\b\nExample:\n  abcd rules --prompt "how do I run the tests"'
 )
 
+# The layers as a person reads them, as notes and pages are named (issue 15).
+_RULE_WORDS = {"machine": "personal rules", "repo": "project rules"}
+
 NameArg = Annotated[
     str | None,
     typer.Argument(metavar="NAME", help="A domain to render in full, as the hook injects it."),
@@ -192,7 +195,7 @@ def _list(ruleset: RuleSet, as_json: bool) -> None:
     if ruleset.disabled:
         print(_kill_switch(ruleset))
     for layer in ruleset.layers:
-        print(f"{layer.kind} layer: {layer.shown} ({layer.status})")
+        print(f"{_RULE_WORDS.get(layer.kind, layer.kind)}: {layer.shown} ({layer.status})")
     if not ruleset.domains:
         print("no rule domains")
         return
