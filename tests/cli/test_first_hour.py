@@ -197,3 +197,15 @@ def test_shell_completion_completes_commands_as_bash_asks() -> None:
 
     assert out.returncode == 0
     assert out.stdout.split() == ["memory"]
+
+
+@pytest.mark.parametrize(
+    "args", [["journal", "replay", "--as-of", "yesterday"], ["journal", "audit", "--since", "x"]]
+)
+def test_a_time_that_cannot_be_read_is_a_usage_error_even_before_any_journal(
+    abcd: Run, args: list[str]
+) -> None:
+    result = abcd(*args)
+
+    assert result.code == 2
+    assert result.err.startswith("abcd: not a time:")

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from abcd.cli.diagnose import typed_words
 from tests.conftest import BY, Result, Run, git
 
 PAGES = Path(".abcd") / "memory"
@@ -326,12 +327,31 @@ def test_each_candidate_is_one_block_with_rank_score_terms_and_form(world: World
         block = next(b for b in blocks if b.lstrip().startswith(head))
         assert f"hit by: {', '.join(cand['hits'])}" in block
         for term in cand["terms"]:
+            word = re.escape(typed_words(prompt)[term["term"]])
             row = (
-                rf"^ +{term['term']} +{term['recall']} +{term['title']} +{term['body']} +"
+                rf"^ +{word} +{term['recall']} +{term['title']} +{term['body']} +"
                 rf"{term['weighted']} +{term['idf']:.4f} +{term['contribution']:.4f}$"
             )
             assert re.search(row, block, re.M), (row, block)
         assert re.search(rf"^ +score +{cand['score']:.4f}$", block, re.M)
+
+
+def test_the_breakdown_shows_the_prompts_words_as_typed_not_their_stems(world: World) -> None:
+    a_full_reach(world)
+    prompt = "run the tests and the test outside"
+
+    out = world.diagnose(prompt, "--fill", "10").out
+
+    assert re.search(r"^ +word +recall +title", out, re.M)
+    assert re.search(r"^ +tests/test +\d", out, re.M)
+    assert not re.search(r"^ +outsid +\d", out, re.M)
+    assert typed_words(prompt) == {
+        "run": "run",
+        "the": "the",
+        "test": "tests/test",
+        "and": "and",
+        "outsid": "outside",
+    }
 
 
 def test_the_term_breakdown_adds_up_to_the_score(world: World) -> None:

@@ -32,6 +32,7 @@ from abcd.recall.constants import (
     WEIGHT_TITLE,
 )
 from abcd.recall.items import what
+from abcd.recall.terms import stems, words
 from abcd.session.brackets import Bracket, MemoryPolicy, bracket_for
 from abcd.session.fill import Fill
 
@@ -179,12 +180,27 @@ def _table(rows: list[list[str]], right: set[int]) -> list[str]:
     return lines
 
 
-def _terms_table(terms: Sequence[TermScore], score: float) -> list[str]:
-    rows = [["term", "recall", "title", "body", "weighted", "idf", "contribution"]]
+def typed_words(prompt: str) -> dict[str, str]:
+    """Each stem the prompt's words make, as the person typed them (`outsid` -> `outside`).
+
+    Ranking reads stems; a person reads words, so the table shows the prompt's own
+    words (lower-cased, as matching does), each form once: `test/tests`.
+    """
+    typed: dict[str, list[str]] = {}
+    prompt_words = words(prompt)
+    for word, stem in zip(prompt_words, stems(prompt_words), strict=True):
+        forms = typed.setdefault(stem, [])
+        if word not in forms:
+            forms.append(word)
+    return {stem: "/".join(forms) for stem, forms in typed.items()}
+
+
+def _terms_table(terms: Sequence[TermScore], score: float, typed: dict[str, str]) -> list[str]:
+    rows = [["word", "recall", "title", "body", "weighted", "idf", "contribution"]]
     for t in terms:
         rows.append(
             [
-                t.term,
+                typed.get(t.term, t.term),
                 str(t.recall),
                 str(t.title),
                 str(t.body),
@@ -227,18 +243,20 @@ def _domain_lines(domains: Sequence[DomainChoice], truncated: str, silenced: boo
     return lines
 
 
-def _candidate_block(cand: Candidate, limit: int) -> list[str]:
+def _candidate_block(cand: Candidate, limit: int, typed: dict[str, str]) -> list[str]:
     item, scored = cand.item, cand.scored
     head = f"#{cand.rank}  {item.key}  score {scored.score:.4f}  {_form(cand.form)}"
     lines = [head, f"    {_what(item)}: {item.title}", f"    hit by: {', '.join(cand.hits)}"]
     note = _FORM_NOTES.get(cand.form)
     if note:
         lines.append(f"    {_form(cand.form)}: {note.format(limit=f'{limit:,}')}")
-    lines += ["    " + row for row in _terms_table(scored.terms, scored.score)]
+    lines += ["    " + row for row in _terms_table(scored.terms, scored.score, typed)]
     return lines
 
 
-def _candidate_lines(candidates: Sequence[Candidate], silenced: bool, limit: int) -> list[str]:
+def _candidate_lines(
+    candidates: Sequence[Candidate], silenced: bool, limit: int, typed: dict[str, str]
+) -> list[str]:
     weights = f"recall x{WEIGHT_RECALL}, title x{WEIGHT_TITLE}, body x{WEIGHT_BODY}"
     if silenced:
         return ["notes and pages: none (the kill switch silences them)"]
@@ -248,7 +266,7 @@ def _candidate_lines(candidates: Sequence[Candidate], silenced: bool, limit: int
     lines = [f"notes and pages: {len(candidates)} {noun}, ranked by BM25F ({weights})"]
     for cand in candidates:
         lines.append("")
-        lines += ["  " + line for line in _candidate_block(cand, limit)]
+        lines += ["  " + line for line in _candidate_block(cand, limit, typed)]
     return lines
 
 
@@ -300,7 +318,7 @@ def report(outcome: Outcome, limit: Limit, prompt: str, *, show_all: bool) -> st
     lines.append("")
     lines += _domain_lines(outcome.domains, outcome.truncated_line, silenced)
     lines.append("")
-    lines += _candidate_lines(outcome.candidates, silenced, limit.chars)
+    lines += _candidate_lines(outcome.candidates, silenced, limit.chars, typed_words(prompt))
     if show_all:
         lines += ["", *_withheld_lines(outcome.withheld), "", *_problem_lines(outcome.problems)]
     elif outcome.withheld or outcome.problems:

@@ -127,6 +127,8 @@ def audit(
     Example:
       abcd journal audit --by Claude --since 2026-11-01
     """
+    if since is not None:
+        history.parse_time(since)  # a usage error, journal or none
     home = Home.open()
     rows: list[history.AuditRow] = []
     broken: JournalBroken | None = None
@@ -183,6 +185,8 @@ def replay(
     Example:
       abcd journal replay --as-of 2026-11-30T12:00:00Z
     """
+    if not as_of.isdigit():
+        history.parse_time(as_of)  # a usage error, journal or none
     home = Home.open()
     view = View()
     if home is not None:
