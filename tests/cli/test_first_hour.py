@@ -15,7 +15,7 @@ import typer.main
 
 from abcd import __version__
 from abcd.cli.main import app
-from tests.conftest import BY, Run
+from tests.conftest import BY, Run, git
 
 
 def every_command() -> list[list[str]]:
@@ -209,3 +209,33 @@ def test_a_time_that_cannot_be_read_is_a_usage_error_even_before_any_journal(
 
     assert result.code == 2
     assert result.err.startswith("abcd: not a time:")
+
+
+def test_a_note_of_another_repository_is_named_by_its_folder(
+    abcd: Run, repo: Path, tmp_path: Path
+) -> None:
+    add(abcd, "--recall", "lint")
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    git(other, "commit", "-q", "--allow-empty", "-m", "another first")
+
+    listed = abcd("memory", "list", cwd=other)
+
+    assert listed.code == 0, listed.err
+    assert f"personal note, recalled in another repository ({repo}, root " in listed.out
+
+
+def test_a_repository_no_note_was_written_from_says_so(
+    abcd: Run, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    add(abcd, "--recall", "lint")
+    (abcd_home / "places.json").unlink()
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    git(other, "commit", "-q", "--allow-empty", "-m", "another first")
+
+    listed = abcd("memory", "list", cwd=other)
+
+    assert "no note was written from it on this machine)" in listed.out

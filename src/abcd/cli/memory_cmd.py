@@ -13,9 +13,9 @@ from abcd.cli.output import emit_json, notice
 from abcd.constants import IMPORT_MAX_BYTES
 from abcd.errors import AbcdError, Refused
 from abcd.journal.events import Origin
-from abcd.notes import listing, service
+from abcd.notes import listing, places, service
 from abcd.notes.limits import PERSON, Draft, check_draft, check_session, check_written_by
-from abcd.repo import find_repo
+from abcd.repo import Repo, find_repo
 
 app = command_group(
     "Keep notes: add, import, list and remove them. Bare: counts per layer."
@@ -85,6 +85,14 @@ def _say_written(drafts: list[Draft], session: str | None, warnings: list[str]) 
         notice("--everywhere: only this checkout's private names were checked")
 
 
+def _remember_place(repo: Repo | None, drafts: list[Draft], warnings: list[str]) -> None:
+    """Note where this repository is, so `list` can name it from another one (notes.places)."""
+    if repo is not None and any(not d.everywhere for d in drafts):
+        missed = places.remember(repo)
+        if missed:
+            warnings.append(missed)
+
+
 @app.command()
 def add(
     title: Annotated[
@@ -133,6 +141,7 @@ def add(
         [verdict], written_by=written_by, session=stamp, origin=origin, warnings=warnings
     )
     print(note_id)
+    _remember_place(repo, [draft], warnings)
     _say_written([draft], stamp, warnings)
 
 
@@ -195,6 +204,7 @@ def import_(
         if accepted
         else []
     )
+    _remember_place(repo, [j.draft for j in accepted], warnings)
     _say_written([j.draft for j in accepted], stamp, warnings)
     if json:
         emit_json(

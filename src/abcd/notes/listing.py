@@ -12,6 +12,7 @@ from typing import Any
 from abcd.errors import AbcdError
 from abcd.journal.store import load
 from abcd.journal.view import Note
+from abcd.notes.places import places
 from abcd.notes.project import ProjectNote, read_project_notes
 from abcd.repo import Repo
 from abcd.trust import Home
@@ -26,6 +27,8 @@ PROJECT = "project file"
 class Listed:
     entries: list[dict[str, Any]] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
+    # Root commit -> the folder it was last seen in (`abcd.notes.places`), for the text only.
+    places: dict[str, str] = field(default_factory=dict)
 
 
 def _machine_notes(listed: Listed) -> tuple[Note, ...]:
@@ -36,7 +39,7 @@ def _machine_notes(listed: Listed) -> tuple[Note, ...]:
         with home:
             return load(home).view.notes
     except AbcdError as err:
-        listed.unreadable.append(f"machine notes unreadable: {err}")
+        listed.unreadable.append(f"personal notes unreadable: {err}")
         return ()
 
 
@@ -64,7 +67,7 @@ def reach(note: Note, repo: Repo | None) -> str:
 
 
 def list_notes(repo: Repo | None) -> Listed:
-    listed = Listed()
+    listed = Listed(places=places())
     for note in _machine_notes(listed):
         entry: dict[str, Any] = {
             "id": note.id,
@@ -108,7 +111,12 @@ def render(listed: Listed) -> list[str]:
         at = entry["written_at"] or "time unknown"
         where = entry["reach"]
         if entry["layer"] == "machine" and where == ANOTHER_REPOSITORY:
-            where += f" (root {entry['root'][:12]})"
+            folder = listed.places.get(entry["root"])
+            where += (
+                f" ({folder}, root {entry['root'][:12]})"
+                if folder
+                else (f" (root {entry['root'][:12]}; no note was written from it on this machine)")
+            )
         lines.append(f"{entry['id']}  {entry['title']}")
         if entry["layer"] == "project":
             lines.append("  project note, in .abcd/memory.json: recalled in this repository")
