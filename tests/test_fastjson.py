@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from abcd import fastjson
+from tests.fresh import PYTHONS, run_fresh
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -69,3 +70,61 @@ def test_importing_it_loads_neither_json_nor_re() -> None:
         [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+# --- bad input, in a fresh interpreter on every installed Python ------------------
+
+# Syntax errors inside an object or array (the 3.11 scanner's SystemError without
+# `json.decoder`), a cut, nesting past the interpreter's depth, bytes that are not UTF-8,
+# an integer past the digit limit, a BOM.
+BAD = [
+    b'{"a": 1',
+    b'{"a": 1,}',
+    b"[1,]",
+    b'{"a"',
+    b'["a", {"b": [1, 2}]',
+    b'<<<<<<< HEAD\n{"a": 1}\n=======\n{"a": 2}\n>>>>>>> theirs\n',
+    b"[" * 100_000,
+    b'{"a":' * 100_000,
+    b"\xff\xfe{}",
+    b'["\xed\xa0\x80"]',
+    b"[" + b"1" * 5000 + b"]",
+    b"\xef\xbb\xbf{}",
+    b"",
+    b"[1] [2]",
+]
+# Each input, after dropping `json` as a fresh process would not have it.
+PROBE = """
+import marshal
+from abcd import fastjson
+out = []
+for data in marshal.loads(sys.stdin.buffer.read()):
+    for name in [m for m in sys.modules if m == "json" or m.startswith("json.")]:
+        del sys.modules[name]
+    try:
+        out.append(("value", repr(fastjson.loads(data))))
+    except ValueError as err:
+        out.append(("ValueError", str(err)))
+    except BaseException as err:
+        out.append((type(err).__name__, str(err)))
+sys.stdout.buffer.write(marshal.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("version", PYTHONS)
+def test_any_bad_input_is_a_value_error_with_a_message_in_a_fresh_interpreter(
+    version: str,
+) -> None:
+    good = [json.dumps(v).encode() for v in ({"a": [1, 2.5, None, "x"]}, [], "é", 10**30)]
+    results = run_fresh(version, PROBE, BAD + good)
+    for data, (kind, message) in zip(BAD, results, strict=False):
+        assert kind == "ValueError" and message, (version, data[:40], kind, message)
+    for data, (kind, value) in zip(good, results[len(BAD) :], strict=True):
+        assert kind == "value" and value == repr(json.loads(data)), (version, data)
+
+
+def test_a_syntax_error_names_where_it_is_as_json_does() -> None:
+    with pytest.raises(ValueError, match="char 8"):
+        fastjson.loads('{"a": 1,}')
+    with pytest.raises(ValueError, match="nested too deeply"):
+        fastjson.loads("[" * 100_000)

@@ -1,16 +1,19 @@
 """SHA-256 for the hook's path, without `hashlib`'s import cost.
 
 `hashlib` loads OpenSSL's bindings (~2 ms a process); CPython's own
-`_sha256` module gives the same digest for a tenth of that. Where an
-interpreter lacks it, `hashlib` serves.
+`_sha256` module (`_sha2` from 3.12) gives the same digest for a tenth of
+that. Where an interpreter lacks both, `hashlib` serves.
 """
 
 from __future__ import annotations
 
 try:
     from _sha256 import sha256  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - every CPython has it; other interpreters may not
-    from hashlib import sha256
+except ImportError:  # CPython 3.12 renamed it
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - every CPython has one; other interpreters may not
+        from hashlib import sha256
 
 
 def sha256_hex(data: bytes) -> str:
@@ -24,6 +27,9 @@ def sha256_hex(data: bytes) -> str:
 # `schema_version` and ends with `index` then `digest`, so nothing before them can hold their keys.
 _DIGEST_KEY = b'"digest":"'
 _INDEX_KEY = b'"index":"'
+_SEGMENTS_KEY = b'"segments":"'
+# The checkpoint and its stamps fit well within this many bytes at the head of a view.
+VIEW_HEAD_BYTES = 1024
 DIGEST_LEN = 64
 STAMP_LEN = 64
 _ZEROS = b"0" * DIGEST_LEN
@@ -31,7 +37,7 @@ _ZEROS = b"0" * DIGEST_LEN
 
 def _field(data: bytes, key: bytes, length: int) -> int | None:
     """Where the `length`-character value of `key` starts in a view's first bytes, or `None`."""
-    at = data.find(key, 0, 512)
+    at = data.find(key, 0, VIEW_HEAD_BYTES)
     if at < 0:
         return None
     start = at + len(key)
@@ -48,9 +54,17 @@ def view_digest_span(data: bytes) -> tuple[int, str] | None:
     return start, data[start : start + DIGEST_LEN].decode("ascii", "replace")
 
 
-def view_digest_of(data: bytes, start: int) -> str:
-    """The digest of a view's bytes, its own 64 characters read as zeros: it covers the rest."""
-    return sha256_hex(data[:start] + _ZEROS + data[start + DIGEST_LEN :])
+def view_digest_of(data: bytes | bytearray, start: int) -> str:
+    """The digest of a view's bytes, its own 64 characters read as zeros: it covers the rest.
+
+    Hashed in place (a view can be tens of megabytes: no copy is made).
+    """
+    view = memoryview(data)
+    hasher = sha256(view[:start])
+    hasher.update(_ZEROS)
+    hasher.update(view[start + DIGEST_LEN :])
+    digest: str = hasher.hexdigest()
+    return digest
 
 
 def view_digest_matches(data: bytes) -> bool:
@@ -63,6 +77,12 @@ def view_index_stamp(data: bytes) -> str | None:
     """The stamp of the recall index a view's writer left beside it, or `None`."""
     start = _field(data, _INDEX_KEY, STAMP_LEN)
     return None if start is None else data[start : start + STAMP_LEN].decode("ascii", "replace")
+
+
+def view_segments_stamp(data: bytes) -> str | None:
+    """The stamp of the journal's segments a view's writer left in it, or `None`."""
+    start = _field(data, _SEGMENTS_KEY, DIGEST_LEN)
+    return None if start is None else data[start : start + DIGEST_LEN].decode("ascii", "replace")
 
 
 def file_stamp(st: object) -> str:

@@ -10,6 +10,11 @@ appended before they return), so they run without the cyclic garbage
 collector and leave through `os._exit` once their output is flushed: the
 interpreter's teardown, freeing every module and object one by one, costs a
 prompt milliseconds and saves nothing (docs/performance.md).
+
+Whatever the host hands them, they exit 0: a standard stream the host closed
+reads as empty or writes to nowhere (and its descriptor is never reused by a
+file the command opens), and text that cannot be encoded (a lone surrogate
+from a payload's `"\ud800"`) is written replaced, never raised.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ def _lean(run: Callable[[list[str], Any, TextIO, TextIO], int], argv: list[str])
     import os
 
     gc.disable()
+    _standard_streams()
     try:
         code = run(argv, sys.stdin.buffer, sys.stdout, sys.stderr)
     except SystemExit as done:
@@ -45,6 +51,23 @@ def _lean(run: Callable[[list[str], Any, TextIO, TextIO], int], argv: list[str])
         except (OSError, ValueError):
             pass  # the host closed the pipe: nothing more can be said
     os._exit(code)
+
+
+def _standard_streams() -> None:
+    """Open a closed stdin, stdout or stderr on the null device (in descriptor order, so each takes
+    its own number back) and make stdout and stderr replace what they cannot encode."""
+    import os
+
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            stream = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - as stdin
+            setattr(sys, name, stream)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def main() -> None:

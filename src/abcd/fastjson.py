@@ -7,6 +7,17 @@ and encoder `json` itself uses (`_json.make_scanner`, `_json.make_encoder`),
 with the same settings, so the text and the values are the same as
 `json.loads` / `json.dumps` give (a property test holds it). Where `_json` is
 missing, `json` serves.
+
+The invariant: `loads` raises `ValueError`, with a message, and nothing else,
+whatever the bytes. That takes care the standard module does not need: on
+Python 3.10 and 3.11 the C scanner raises its syntax errors only when
+`json.decoder` is already loaded, and otherwise fails with a `SystemError`
+("returned NULL without setting an exception") for any error inside an
+object or array (a trailing comma, a cut-short file). So a failure other than
+`ValueError` is asked again of `json` itself (loaded then, on the error path
+only), which names the fault; nesting past the interpreter's depth is a
+`ValueError` too. `tests/test_fastjson.py` holds all of it in a fresh
+interpreter on every installed Python.
 """
 
 from __future__ import annotations
@@ -55,7 +66,10 @@ def loads(
         import json
 
         return json.loads(data, parse_float=parse_float, parse_constant=parse_constant)
-    text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
+    try:
+        text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
+    except UnicodeDecodeError as err:
+        raise ValueError(f"not UTF-8: byte {err.start}") from None
     if text.startswith("\ufeff"):
         raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
     scanner = (
@@ -68,9 +82,36 @@ def loads(
         value, end = scanner(text, start)
     except StopIteration as stop:
         raise ValueError(f"Expecting value: char {stop.value}") from None
+    except RecursionError:
+        raise ValueError(_TOO_DEEP) from None
+    except ValueError:
+        raise
+    except Exception:  # 3.10/3.11 without `json.decoder` loaded: SystemError (module docstring)
+        return _by_json(text, parse_float, parse_constant)
     if text[end:].strip(_WHITESPACE):
         raise ValueError(f"Extra data: char {end}")
     return value
+
+
+_TOO_DEEP = "nested too deeply"
+
+
+def _by_json(
+    text: str,
+    parse_float: Callable[[str], Any] | None,
+    parse_constant: Callable[[str], Any] | None,
+) -> Any:
+    """`json.loads(text)`, for the error path: it names the fault the bare scanner could not."""
+    import json
+
+    try:
+        return json.loads(text, parse_float=parse_float, parse_constant=parse_constant)
+    except RecursionError:
+        raise ValueError(_TOO_DEEP) from None
+    except ValueError:
+        raise
+    except Exception as err:  # pragma: no cover - the standard module raises only those
+        raise ValueError(f"{type(err).__name__}: {err}") from None
 
 
 def _unknown(value: object) -> object:

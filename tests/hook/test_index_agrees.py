@@ -297,14 +297,20 @@ def test_dense_postings_and_either_scoring_agree_with_the_fold_to_the_bit(
         assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
 
 
+def _damage_past_the_header(index: Path) -> bytes:
+    """Overwrite everything after the index's header (it still opens); return the new bytes."""
+    data = index.read_bytes()
+    body_starts = 16 + int.from_bytes(data[8:16], "little")
+    damaged = data[:body_starts] + b"\xff" * (len(data) - body_starts)
+    index.write_bytes(damaged)
+    return damaged
+
+
 def test_an_index_changed_after_its_writer_is_not_read_the_view_serves_and_it_is_said(
     host: Host, abcd_home: Path
 ) -> None:
     note = host.note("Deploys need a tag", "Tag before deploying.", "deploy")
-    index = abcd_home / "memory.idx"
-    data = index.read_bytes()
-    body_starts = 16 + int.from_bytes(data[8:16], "little")
-    index.write_bytes(data[:body_starts] + b"\xff" * (len(data) - body_starts))
+    _damage_past_the_header(abcd_home / "memory.idx")
     env = host.prompt("deploy it", "s1")
     assert keys(env) == [note]
     assert "memory.idx changed since abcd wrote memory.json" in env["stderr"]
@@ -315,10 +321,7 @@ def test_a_session_start_rebuilds_an_index_the_view_does_not_name(
 ) -> None:
     note = host.note("Deploys need a tag", "Tag before deploying.", "deploy")
     index = abcd_home / "memory.idx"
-    data = index.read_bytes()
-    body_starts = 16 + int.from_bytes(data[8:16], "little")
-    damaged = data[:body_starts] + b"\xff" * (len(data) - body_starts)
-    index.write_bytes(damaged)
+    damaged = _damage_past_the_header(index)
     host.start("s1")
     assert index.read_bytes() != damaged
     env = host.prompt("deploy it", "s1")

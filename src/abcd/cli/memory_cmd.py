@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from typing import Annotated
 
@@ -225,11 +227,7 @@ def import_(
 
 def _read_import(file: str) -> str:
     try:
-        if file == "-":
-            raw = sys.stdin.buffer.read(IMPORT_MAX_BYTES + 1)
-        else:
-            with open(file, "rb") as handle:
-                raw = handle.read(IMPORT_MAX_BYTES + 1)
+        raw = sys.stdin.buffer.read(IMPORT_MAX_BYTES + 1) if file == "-" else _read_file(file)
     except OSError as err:
         raise Refused("unreadable", message=f"refused: {file}: {err.strerror}") from None
     if len(raw) > IMPORT_MAX_BYTES:
@@ -238,6 +236,25 @@ def _read_import(file: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise Refused("not UTF-8", message=f"refused: {file}: not UTF-8 text") from None
+
+
+def _read_file(file: str) -> bytes:
+    """The first bytes of `file`, which must be a regular file: a FIFO nobody writes, or a device,
+    would be read without end, so the open never waits and anything else is refused
+    (docs/decisions.md)."""
+    fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Refused(
+                "not a regular file",
+                message=f"refused: {file}: not a regular file (to import from a pipe, pass - and "
+                "feed it on stdin)",
+            )
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(IMPORT_MAX_BYTES + 1)
+    finally:
+        os.close(fd)
 
 
 @app.command("list")

@@ -89,10 +89,21 @@ class Payload:
 
         sid = text("session_id")
         self.session_id = sid if sid and is_session_id(sid) else None
-        self.cwd = text("cwd") or os.getcwd()
+        self.cwd = _usable_path(text("cwd")) or os.getcwd()
         self.prompt = (text("prompt") or "")[: PROMPT_SCAN_BYTES * 4]
         self.transcript_path = text("transcript_path")
         self.source = text("source") or "unknown"
+
+
+def _usable_path(path: str | None) -> str | None:
+    """`path` when the system can be asked about it (no NUL, no lone surrogate), else `None`."""
+    if not path or "\0" in path:
+        return None
+    try:
+        os.fsencode(path)
+    except UnicodeError:
+        return None
+    return path
 
 
 def read_payload(stdin: Any) -> Payload:
@@ -179,10 +190,12 @@ def _outliving(ledger: Ledger) -> list[SessionEvent]:
     return events
 
 
-def _ledger(home: Home | None, session_id: str | None) -> tuple[Ledger, list[SessionRecord]]:
+def _ledger(
+    home: Home | None, session_id: str | None, problems: list[str] | None = None
+) -> tuple[Ledger, list[SessionRecord]]:
     if home is None or session_id is None:
         return Ledger(), []
-    records = read_events_since_reset(home, SESSIONS_DIR, session_id)
+    records = read_events_since_reset(home, SESSIONS_DIR, session_id, problems)
     return fold(records), records
 
 
@@ -208,8 +221,11 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     from abcd.session.brackets import bracket_for
     from abcd.session.fill import current_fill
 
+    skipped: list[str] = []
     try:
-        ledger, records = _ledger(home, payload.session_id)
+        ledger, records = _ledger(home, payload.session_id, skipped)
+        for problem in skipped:
+            _say(stderr, f"session ledger: {problem}")
     except AbcdError as err:
         _say(stderr, f"session ledger unreadable, recalling as if fresh: {err}")
         ledger, records = Ledger(), []
@@ -343,6 +359,8 @@ def main(argv: list[str], stdin: Any, stdout: TextIO, stderr: TextIO) -> int:
                 stdout.write(fastjson.dumps(envelope(outcome), ensure_ascii=False) + "\n")
             elif outcome.text:
                 stdout.write(outcome.text + "\n")
+    except AbcdError as err:  # a bad payload, a refused home: the message names it
+        _say(stderr, str(err))
     except Exception as err:  # the hook never blocks a prompt: one line, exit 0
         _say(stderr, f"hook {event} failed: {type(err).__name__}: {err}")
     return 0

@@ -134,7 +134,8 @@ def parse_payload(data: bytes) -> StatusPayload:
 
 
 def _clean(text: str) -> str:
-    text = text.translate(_CONTROLS).strip()
+    # A lone surrogate (a payload's `"\ud800"`) has no UTF-8 form: it shows as `?`.
+    text = text.encode("utf-8", "replace").decode("utf-8").translate(_CONTROLS).strip()
     return text if len(text) <= FIELD_MAX_CHARS else text[: FIELD_MAX_CHARS - 1] + "…"
 
 
@@ -278,14 +279,20 @@ def main(argv: list[str], stdin: BinaryIO, stdout: TextIO, stderr: TextIO) -> in
         return 2
     if command is not None:
         return pass_through(command, stdin.read(), stdout, stderr)
-    payload = parse_payload(stdin.read(PAYLOAD_MAX_BYTES + 1))
     problem = None
+    try:
+        payload = parse_payload(stdin.read(PAYLOAD_MAX_BYTES + 1))
+    except OSError as err:  # stdin unreadable: the row still prints, with nothing known
+        payload = StatusPayload()
+        problem = f"abcd statusline: cannot read the payload: {err.strerror or err}"
     if payload.session_id and payload.used_percentage is not None:
         try:
             problem = record_reading(payload.session_id, payload.used_percentage)
         except Exception as err:  # the row prints whatever went wrong
             problem = f"abcd statusline: cannot record the fill reading: {type(err).__name__}"
     stdout.write(render_row(payload, colour=_wants_colour(stdout)) + "\n")
-    if problem and payload.session_id:
-        stderr.write(problem.replace(payload.session_id, "<session>") + "\n")
+    if problem:
+        if payload.session_id:
+            problem = problem.replace(payload.session_id, "<session>")
+        stderr.write(problem + "\n")
     return 0

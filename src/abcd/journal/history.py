@@ -40,11 +40,32 @@ class AuditRow(msgspec.Struct, frozen=True):
 def records(home: Home, on_bytes: Callable[[int], None] | None = None) -> Iterator[Record]:
     """Every record, oldest first; a break raises as every command names it (after the prefix)."""
     with Segments(home) as segs:
+        # A record is yielded only once the next line's `prev` vouches for it (or it is the
+        # last): an edited line is never shown as history, only the break that names it.
+        last: Record | None = None
         try:
             for _, record in walk(segs.lines(on_bytes=on_bytes)):
-                yield record
+                if last is not None:
+                    yield last
+                last = record
         except JournalBroken:
             raise locate_break(home, segs) from None
+        if last is not None:
+            found = locate_break(home, segs) if _last_unvouched(home, segs) else None
+            if found is not None:
+                raise found
+            yield last
+
+
+def _last_unvouched(home: Home, segs: Segments) -> bool:
+    """Whether the view, folded to the last line, recorded another hash for it (an edit)."""
+    from abcd.journal.store import stored_checkpoint
+
+    cp = stored_checkpoint(home)
+    if cp is None or not cp[2]:
+        return False
+    line = segs.line_ending_at(cp[0], cp[1])
+    return line is None or line_hash(line) != cp[3]
 
 
 def audit_row(record: Record) -> AuditRow:

@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 
 from abcd.clock import now_rfc3339
-from abcd.constants import FILE_MODE, SEGMENT_MAX_BYTES
+from abcd.constants import SEGMENT_MAX_BYTES
 from abcd.errors import StorageError
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.envelope import decode_envelope, encode_line
@@ -46,7 +46,7 @@ from abcd.journal.store import (
 )
 from abcd.journal.view import EMPTY_VIEW, View
 from abcd.trust import Home
-from abcd.trust.guarded import open_at
+from abcd.trust.guarded import create_synced
 
 RECOVERED_DIR = "recovered"
 
@@ -176,16 +176,8 @@ def _set_aside(
 
 
 def _write(dfd: int, name: str, data: bytes, home: Home, rel: str) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        fd = open_at(name, flags, FILE_MODE, dfd)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        create_synced(name, data, dfd)
     except OSError as err:
         raise StorageError(f"{home.shown(rel)}/{name}: cannot set aside: {err.strerror}") from err
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 
 from abcd.constants import IMPORT_MAX_BYTES, LINE_MAX_BYTES, SEGMENT_MAX_BYTES
+from abcd.digest import sha256_hex
 from abcd.errors import StorageError, TrustError
 from abcd.shapes import segment_number
 from abcd.trust import Home
@@ -136,6 +137,25 @@ class Segments:
                 f"larger than its bound of {SEGMENT_READ_MAX} bytes",
             )
         return opened
+
+    def stamp(self) -> str:
+        """One digest of every segment's number, inode, size and change time.
+
+        The writer records it in the view after each append; a reader that
+        finds it otherwise knows a segment changed since (an edit anywhere,
+        even before the checkpoint, changes its change time, which the account
+        cannot set back) and walks the whole chain before believing anything.
+        """
+        if self.dfd is None:
+            return sha256_hex(b"")
+        parts = []
+        for number in self.numbers():
+            try:
+                st = os.stat(segment_name(number), dir_fd=self.dfd, follow_symlinks=False)
+            except OSError:
+                continue
+            parts.append(f"{number}:{st.st_ino}:{st.st_size}:{st.st_ctime_ns}")
+        return sha256_hex(";".join(parts).encode())
 
     def size(self, number: int) -> int:
         opened = self.open(number)

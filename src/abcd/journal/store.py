@@ -30,8 +30,16 @@ from dataclasses import dataclass
 
 from abcd.clock import now_rfc3339
 from abcd.constants import FILE_MODE, LINE_MAX_BYTES, SEGMENT_MAX_BYTES, VIEW_MAX_BYTES, ZERO_HASH
-from abcd.digest import file_stamp
-from abcd.errors import RECOVERY_HINT, AbcdError, JournalBroken, Refused, StorageError, TrustError
+from abcd.digest import file_stamp, view_digest_span, view_segments_stamp
+from abcd.errors import (
+    RECOVERY_HINT,
+    AbcdError,
+    CorruptFile,
+    JournalBroken,
+    Refused,
+    StorageError,
+    TrustError,
+)
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.envelope import (
     BadLine,
@@ -178,13 +186,19 @@ def hold_to_witnesses(home: Home, segs: Segments) -> None:
         raise locate_break(home, segs)
 
 
-def _trusted_base(home: Home, segs: Segments) -> tuple[View, str, str | None]:
+def _trusted_base(
+    home: Home, segs: Segments, *, writer: bool = False
+) -> tuple[View, str, str | None]:
     """The stored view if it holds and matches the journal, else the empty view and why.
 
-    A view that is absent, does not decode, lacks its digest or was changed by
-    hand is a stale cache: the empty view is returned and the caller folds
-    from zero. A view as abcd wrote it whose checkpoint the journal no longer
-    holds means the journal changed under it: a break (raised).
+    A view that is absent, does not decode or predates digests is a stale
+    cache: the empty view is returned and the caller folds from zero. A view
+    whose digest does not match was changed outside abcd: a reader folds from
+    zero, but a writer refuses (`CorruptFile`), since that view can no longer
+    witness the journal and chaining on would launder an edit made with it;
+    `journal verify` compares it and `journal rebuild`, a person's act,
+    replaces it. A view as abcd wrote it whose checkpoint the journal no
+    longer holds means the journal changed under it: a break (raised).
     """
     data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
     if data is None:
@@ -201,11 +215,28 @@ def _trusted_base(home: Home, segs: Segments) -> tuple[View, str, str | None]:
             else (EMPTY_VIEW, "", "memory.json has notes but no checkpoint")
         )
     if not digest_matches(data):
+        if writer and view_digest_span(data) is not None:
+            raise CorruptFile(
+                home.shown(VIEW_FILE),
+                "changed outside abcd (its digest does not match), so it no longer witnesses "
+                "the journal; `abcd journal verify` compares it, `abcd journal rebuild` replaces it",
+            )
         # The view itself was changed (or predates digests): a stale cache, not a witness.
         return EMPTY_VIEW, "", "memory.json was changed outside abcd (its digest does not match)"
     line = segs.line_ending_at(cp.segment, cp.offset)
     if line is None or line_hash(line) != cp.head:
         raise locate_break(home, segs)  # the view is as abcd wrote it: the journal changed
+    if view_segments_stamp(data) != segs.stamp():
+        # A segment changed since the view was written (an edit before the checkpoint shows
+        # nowhere else): walk the whole chain before believing the view.
+        scan = Scan()
+        found = first_break(
+            read_links(segs, scan),
+            (cp.segment, cp.offset, cp.seq, cp.head),
+            torn_inside=scan.torn_inside,
+        )
+        if found is not None:
+            raise broken(found)
     try:
         at = decode_envelope(line).at
     except BadLine:
@@ -262,8 +293,14 @@ def load(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Loaded
         return _load(home, segs, on_bytes)
 
 
-def _load(home: Home, segs: Segments, on_bytes: Callable[[int], None] | None = None) -> Loaded:
-    base, at, why = _trusted_base(home, segs)
+def _load(
+    home: Home,
+    segs: Segments,
+    on_bytes: Callable[[int], None] | None = None,
+    *,
+    writer: bool = False,
+) -> Loaded:
+    base, at, why = _trusted_base(home, segs, writer=writer)
     try:
         view, new_at, count = fold_from(segs, base, on_bytes=on_bytes)
     except JournalBroken:
@@ -449,7 +486,9 @@ def write_view(home: Home, view: View, encoded: bytes | None = None) -> None:
         os.close(opened[0])
         stamp = file_stamp(opened[1])
     data = encoded if encoded is not None else encode_view(view)
-    home.write_atomic(VIEW_FILE, restamp(data, stamp))
+    with Segments(home) as segs:
+        segments = segs.stamp()
+    home.write_atomic(VIEW_FILE, restamp(data, stamp, segments))
 
 
 def _project(
@@ -508,15 +547,15 @@ def append(
     `plan` runs under the lock, so what it checks (an id is new, a note
     exists) still holds when its events land. If it raises, nothing is written.
     `projections` are further caches derived from the view (the recall index),
-    written after it under the same lock. Once the lines are durable, a view
-    or cache that cannot be written goes into `warnings` (when given) and the
-    append still succeeds.
+    written under the same lock just before it (the view records the index's
+    stamp). Once the lines are durable, a view or cache that cannot be written
+    goes into `warnings` (when given) and the append still succeeds.
     """
     home = Home.open(home_path, create=True)
     assert home is not None
     with home, Segments(home, create=True) as segs, journal_lock(segs):
         _open_for_write(home, segs)
-        loaded = _load(home, segs)
+        loaded = _load(home, segs, writer=True)
         events = plan(loaded.view)
         if not events:
             if loaded.stale:
@@ -565,7 +604,7 @@ def refresh(
                 return  # no journal: nothing to project
         with Segments(home, create=True) as segs, journal_lock(segs):
             _open_for_write(home, segs)
-            loaded = _load(home, segs)
+            loaded = _load(home, segs, writer=True)
             for project in projections:
                 project(home, loaded.view)
             if loaded.stale or projections:
@@ -592,7 +631,13 @@ def rebuild(
             data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
             old = decode_view(data) if data is not None else None
         except (TrustError, ValueError):
-            old = None  # an untrusted view is replaced, never believed
+            data, old = None, None  # an untrusted view is replaced, never believed
+        if old is not None and data is not None and old.journal.seq and digest_matches(data):
+            # A view as abcd wrote it witnesses the journal: never re-project past an edit.
+            cp = old.journal
+            line = segs.line_ending_at(cp.segment, cp.offset)
+            if line is None or line_hash(line) != cp.head:
+                raise locate_break(home, segs)
         try:
             view, _, _ = fold_from(segs, EMPTY_VIEW, on_bytes=on_bytes)
         except JournalBroken:

@@ -22,10 +22,10 @@ from typing import Any
 from abcd.constants import VIEW_MAX_BYTES
 from abcd.errors import TrustError
 from abcd.journal.chain import Break, Link, first_break
-from abcd.journal.envelope import BadLine, decode_envelope, decode_typed
+from abcd.journal.envelope import decode_typed
 from abcd.journal.fold import Projection
 from abcd.journal.segments import Scan, Segments
-from abcd.journal.store import VIEW_FILE
+from abcd.journal.store import VIEW_FILE, read_links
 from abcd.journal.view import EMPTY_VIEW, Checkpoint, View, decode_view, digest_matches
 from abcd.trust import Home
 
@@ -43,20 +43,6 @@ class Report:
     @property
     def ok(self) -> bool:
         return not self.breaks and not self.differs
-
-
-def read_links(
-    segs: Segments, scan: Scan | None = None, on_bytes: Callable[[int], None] | None = None
-) -> list[Link]:
-    """Every complete line of the journal as a `Link` (seq and prev, or why it does not decode)."""
-    links = []
-    for raw in segs.lines(scan=scan, on_bytes=on_bytes):
-        try:
-            env = decode_envelope(raw.data)
-            links.append(Link(raw.segment, raw.end, raw.data, env.seq, env.prev))
-        except BadLine as err:
-            links.append(Link(raw.segment, raw.end, raw.data, None, "", str(err)))
-    return links
 
 
 def _fold_to(links: list[Link], seq: int) -> View:

@@ -24,6 +24,7 @@ from abcd.constants import VIEW_SCHEMA_VERSION, ZERO_HASH
 from abcd.digest import (
     DIGEST_LEN,
     STAMP_LEN,
+    VIEW_HEAD_BYTES,
     view_digest_matches,
     view_digest_of,
     view_digest_span,
@@ -52,6 +53,8 @@ class Checkpoint(msgspec.Struct, frozen=True):
     offset: int = 0
     seq: int = 0
     head: str = ZERO_HASH
+    # The journal's segments as this view's writer left them (`Segments.stamp`).
+    segments: str = ""
     # The recall index's stamp (`abcd.digest.file_stamp`) when this view was written beside it.
     index: str = ""
     # Of the file's bytes, these 64 read as zeros; "" in a view written before it existed.
@@ -75,6 +78,7 @@ _encoder = msgspec.json.Encoder()
 
 _PLACEHOLDER = "0" * DIGEST_LEN
 NO_INDEX = "0" * STAMP_LEN
+NO_SEGMENTS = "0" * DIGEST_LEN
 
 
 def digest_matches(data: bytes) -> bool:
@@ -82,28 +86,34 @@ def digest_matches(data: bytes) -> bool:
     return view_digest_matches(data)
 
 
-def encode_view(view: View, index_stamp: str = NO_INDEX) -> bytes:
-    """The view's bytes with the index's stamp and the digest over the whole file."""
+def encode_view(
+    view: View, index_stamp: str = NO_INDEX, segments_stamp: str = NO_SEGMENTS
+) -> bytes:
+    """The view's bytes with the stamps and the digest over the whole file."""
     cp = view.journal
     placeholder = View(
         schema_version=view.schema_version,
-        journal=Checkpoint(cp.segment, cp.offset, cp.seq, cp.head, NO_INDEX, _PLACEHOLDER),
+        journal=Checkpoint(
+            cp.segment, cp.offset, cp.seq, cp.head, NO_SEGMENTS, NO_INDEX, _PLACEHOLDER
+        ),
         notes=view.notes,
         removed=view.removed,
     )
-    return restamp(_encoder.encode(placeholder) + b"\n", index_stamp)
+    return restamp(_encoder.encode(placeholder) + b"\n", index_stamp, segments_stamp)
 
 
-def restamp(encoded: bytes, index_stamp: str) -> bytes:
-    """An encoded view with another index stamp, its digest worked out again."""
+def restamp(encoded: bytes, index_stamp: str, segments_stamp: str = NO_SEGMENTS) -> bytes:
+    """An encoded view with other stamps, its digest worked out again."""
     data = bytearray(encoded)
-    head = bytes(data[:512])
-    index_at = head.find(b'"index":"') + len(b'"index":"')
+    head = bytes(data[:VIEW_HEAD_BYTES])
     span = view_digest_span(head)
     assert span is not None and len(index_stamp) == STAMP_LEN  # the encoder writes them first
-    data[index_at : index_at + STAMP_LEN] = index_stamp.encode("ascii")
+    assert len(segments_stamp) == DIGEST_LEN
+    for key, value in ((b'"index":"', index_stamp), (b'"segments":"', segments_stamp)):
+        at = head.find(key) + len(key)
+        data[at : at + len(value)] = value.encode("ascii")
     start = span[0]
-    data[start : start + DIGEST_LEN] = view_digest_of(bytes(data), start).encode()
+    data[start : start + DIGEST_LEN] = view_digest_of(data, start).encode()
     return bytes(data)
 
 
@@ -118,9 +128,10 @@ def decode_view(data: bytes) -> View:
             f"written by a newer abcd (schema_version {view.schema_version}; "
             f"this one reads {VIEW_SCHEMA_VERSION})"
         )
-    if view.journal.digest or view.journal.index:
-        # Properties of the file's bytes (`digest_matches`, the index beside it), not of the view.
+    if view.journal.digest or view.journal.index or view.journal.segments:
+        # Properties of the file's bytes and of the files beside it, not of the view.
         view = msgspec.structs.replace(
-            view, journal=msgspec.structs.replace(view.journal, index="", digest="")
+            view,
+            journal=msgspec.structs.replace(view.journal, segments="", index="", digest=""),
         )
     return view

@@ -489,7 +489,7 @@ def _recall_in(
 
 
 # What a damaged index that still opened raises while it is read.
-_INDEX_DAMAGE = (OSError, ValueError, EOFError, KeyError, TypeError, IndexError)
+_INDEX_DAMAGE = (OSError, ValueError, EOFError, KeyError, TypeError, IndexError, AttributeError)
 
 
 def _fresh(bracket: Bracket, rules: RuleSet, limit: int) -> Outcome:

@@ -329,6 +329,8 @@ class Index:
         if length > size - 16:
             raise IndexUnusable("the index's header runs past its end")
         header = marshal.loads(os.pread(fd, length, 16))
+        if not isinstance(header, dict):
+            raise IndexUnusable("the index's header is not a table")
         if (
             header.get("format"),
             header.get("python"),
@@ -356,7 +358,7 @@ class Index:
             raise IndexUnusable("the index is larger than its bound")
         try:
             return cls(fd, st.st_size)
-        except (ValueError, EOFError, TypeError, KeyError) as err:
+        except (ValueError, EOFError, TypeError, KeyError, AttributeError) as err:
             os.close(fd)
             raise IndexUnusable(f"the index does not decode ({err})") from None
         except BaseException:
@@ -546,7 +548,7 @@ def write_index(home: Home, notes: Iterable[Any], checkpoint: tuple[int, int, in
 def index_usable(home: Home) -> bool:
     """Whether the index opens under this interpreter and term rule and is the one the view names
     (lagging is fine: it folds forward)."""
-    from abcd.digest import file_stamp, view_index_stamp
+    from abcd.digest import VIEW_HEAD_BYTES, file_stamp, view_index_stamp
 
     try:
         index = Index.open(home)
@@ -563,7 +565,7 @@ def index_usable(home: Home) -> bool:
     if opened is None:
         return False
     try:
-        return view_index_stamp(os.pread(opened[0], 512, 0)) == stamp
+        return view_index_stamp(os.pread(opened[0], VIEW_HEAD_BYTES, 0)) == stamp
     finally:
         os.close(opened[0])
 

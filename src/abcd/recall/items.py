@@ -42,7 +42,7 @@ from abcd.trust.guarded import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Protocol
+    from typing import Any, Protocol, TypeGuard
 
     class ParsedFiles(Protocol):
         """Items parsed from a file at an earlier prompt, keyed by the file's stat (the stem cache)."""
@@ -176,6 +176,20 @@ def _note_fields(item: Item) -> tuple[str, str, str, tuple[str, ...], str]:
     return item.name, item.title, item.body, item.recall, item.recency
 
 
+def _as_kept(value: object, size: int, recall_at: int) -> TypeGuard[tuple[Any, ...]]:
+    """Whether a parsed-cache entry has the shape it was kept in: `size` strings, the one at
+    `recall_at` a tuple of strings. A damaged cache reads as nothing kept, never as an error.
+    (`str.join` checks the strings in C: every prompt asks this of every kept file.)"""
+    if type(value) is not tuple or len(value) != size or type(value[recall_at]) is not tuple:
+        return False
+    try:
+        "".join(value[:recall_at] + value[recall_at + 1 :])
+        "".join(value[recall_at])
+    except TypeError:
+        return False
+    return True
+
+
 def _stem_key(rel: str, st: os.stat_result) -> str:
     return f"{rel}:{st.st_ino}:{st.st_ctime_ns}:{st.st_size}"
 
@@ -225,7 +239,7 @@ def read_project_notes(checkout: Checkout, cache: ParsedFiles | None = None) -> 
         st = _lstat(PROJECT_MEMORY, checkout.fd, VIEW_MAX_BYTES)
         if st is not None:
             parsed = cache.parsed(PROJECT_MEMORY_REL, st)
-            if parsed is not None:
+            if type(parsed) is list and all(_as_kept(fields, 5, 3) for fields in parsed):
                 at = _stem_key(PROJECT_MEMORY_REL, st)
                 return [_project_note(fields, f"{at}:{n}") for n, fields in enumerate(parsed)]
     items = _parse_project_notes(checkout)
@@ -450,7 +464,7 @@ def _scan_pages(
             read_ns = time.time_ns()
             st = _lstat(name, dfd, PAGE_MAX_BYTES, writable)  # else the read names what is wrong
             parsed = cache.parsed(prefix + name, st) if st is not None else None
-            if parsed is not None and st is not None:
+            if st is not None and _as_kept(parsed, 4, 2):
                 title, body, recall, recency = parsed
                 items.append(
                     Item(

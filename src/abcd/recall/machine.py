@@ -16,7 +16,15 @@ import os
 
 from abcd import fastjson
 from abcd.constants import JOURNAL_VERSION, VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION, ZERO_HASH
-from abcd.digest import STAMP_LEN, file_stamp, sha256_hex, view_digest_matches, view_index_stamp
+from abcd.digest import (
+    STAMP_LEN,
+    VIEW_HEAD_BYTES,
+    file_stamp,
+    sha256_hex,
+    view_digest_matches,
+    view_index_stamp,
+    view_segments_stamp,
+)
 from abcd.errors import RECOVERY_HINT, CorruptFile, JournalBroken
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.segments import Segments, segment_rel
@@ -85,7 +93,43 @@ def _stored_view(
         return empty  # changed by hand, or written before digests: fold the journal instead
     if not at_checkpoint(segs, checkpoint):
         raise locate_break(segs, checkpoint)
+    hold_to_segments(segs, data, checkpoint)
     return notes, checkpoint
+
+
+def _view_intact(home: Home) -> bool:
+    """Whether the view is as abcd wrote it (its digest matches): an error path, it reads it all."""
+    data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
+    return data is not None and view_digest_matches(data)
+
+
+def view_checkpoint(view_head: bytes) -> tuple[int, int, int, str] | None:
+    """The checkpoint at the head of a view's bytes (it holds no nested object), or `None`."""
+    start = view_head.find(b'"journal":{')
+    end = view_head.find(b"}", start)
+    if start < 0 or end < 0:
+        return None
+    try:
+        cp = fastjson.loads(view_head[start + len(b'"journal":') : end + 1])
+        return (int(cp["segment"]), int(cp["offset"]), int(cp["seq"]), str(cp["head"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def hold_to_segments(
+    segs: Segments, view_head: bytes, checkpoint: tuple[int, int, int, str] | None
+) -> None:
+    """Walk the whole chain when a segment changed since the view was written; raise a break.
+
+    The view records a stamp of every segment (`Segments.stamp`); an edit
+    anywhere in the journal changes it, and only then is the journal read
+    whole, so a prompt pays one `stat` a segment while nothing changed.
+    """
+    if view_segments_stamp(view_head) == segs.stamp():
+        return
+    found = first_break(_links(segs), checkpoint, classify=False)
+    if found is not None:
+        raise JournalBroken(found.seq, found.what, found.where, hint=RECOVERY_HINT)
 
 
 def _links(segs: Segments) -> list[Link]:
@@ -202,24 +246,32 @@ class IndexedNotes:
         head = b""
         if opened is not None:
             try:
-                head = os.pread(opened[0], 512, 0)
+                head = os.pread(opened[0], VIEW_HEAD_BYTES, 0)
             finally:
                 os.close(opened[0])
         self.index = Index.open(home)
         self.extra: dict[str, Item] = {}
         self.gone: set[str] = set()
         try:
+            view_cp = view_checkpoint(head)
             stamp = view_index_stamp(head)
             if stamp != file_stamp(os.fstat(self.index.fd)):
                 if stamp is None or stamp == NO_INDEX_STAMP:
                     raise IndexUnusable("the view names no index")  # written before stamps
                 raise IndexChanged(
-                    "memory.idx changed since abcd wrote memory.json beside it; the notes are "
-                    "read from the view instead (`abcd journal verify` compares both)"
+                    "memory.idx changed since abcd wrote memory.json beside it (or the view's "
+                    "stamp did); the notes are read from the journal's view instead "
+                    "(`abcd journal verify` compares both)"
                 )
             with Segments(home) as segs:
+                # Both caches are witnesses: the journal must still hold where each was folded to.
+                if view_cp is not None and not at_checkpoint(segs, view_cp):
+                    if _view_intact(home):
+                        raise locate_break(segs, view_cp)  # edited or cut under it
+                    view_cp = None  # a view damaged itself witnesses nothing
                 if not at_checkpoint(segs, self.index.checkpoint):
-                    raise locate_break(segs, self.index.checkpoint)  # edited or cut under it
+                    raise locate_break(segs, view_cp or self.index.checkpoint)
+                hold_to_segments(segs, head, view_cp)
                 notes: dict[str, dict[str, Any]] = {}
                 try:
                     _fold(segs, notes, self.index.checkpoint, self.gone)

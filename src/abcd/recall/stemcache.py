@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import marshal
 import sys
+from zlib import crc32
 
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
@@ -119,7 +120,9 @@ class StemCache:
             return {}
         try:
             data = self.home.read(rel, CACHE_MAX_BYTES)
-            stored = marshal.loads(data) if data else None
+            # A CRC-32 of the body first: a cache damaged on disk is re-derived, never believed.
+            body = data[4:] if data and int.from_bytes(data[:4], "little") == crc32(data[4:]) else b""
+            stored = marshal.loads(body) if body else None
         except (AbcdError, OSError, ValueError, EOFError, TypeError):
             return {}
         if (
@@ -146,9 +149,8 @@ class StemCache:
         """The item's weighted length and weighted count of each stem, from the cache when kept."""
         key = item.stem_key or item.signature()
         blob = self.used.get(key) or self.entries.get(key)
-        if blob is not None:
-            forward: Forward = marshal.loads(blob)
-        else:
+        forward = _decoded(blob) if blob is not None else None
+        if blob is None or forward is None:  # not kept, or kept damaged: stemmed, kept anew
             forward = forward_of(item)
             blob = marshal.dumps(forward)
             self.added += 1
@@ -183,9 +185,10 @@ class StemCache:
         """The recall word's term (`None`: it holds no word), from the cache when seen before."""
         if word in self.terms_used:
             return self.terms_used[word]
-        if word in self.terms:
-            term = self.terms[word]
-        else:
+        kept = self.terms.get(word, False)
+        if kept is None or (type(kept) is tuple and _strings(kept)):
+            term = kept
+        else:  # not kept, or kept damaged
             term = term_of(word)
             self.added_parsed += 1
         self.terms_used[word] = term
@@ -250,12 +253,37 @@ class StemCache:
             **parts,
         }
         blob = marshal.dumps(stored)
-        if len(blob) > CACHE_MAX_BYTES:  # past the bound it would never be read back
+        if len(blob) + 4 > CACHE_MAX_BYTES:  # past the bound it would never be read back
             return
         try:
-            self.home.write_atomic(rel, blob)
+            self.home.write_atomic(rel, crc32(blob).to_bytes(4, "little") + blob)
         except (AbcdError, OSError):
             pass  # a cache not written costs the next prompt some work, nothing else
 
 
 _PARTS = ("entries", "words", "files")
+
+
+def _decoded(blob: object) -> Forward | None:
+    """A kept forward, or `None` when its bytes do not decode to one (a damaged cache)."""
+    try:
+        forward = marshal.loads(blob)  # type: ignore[arg-type]
+    except (ValueError, EOFError, TypeError):
+        return None
+    if (
+        isinstance(forward, tuple)
+        and len(forward) == 2
+        and isinstance(forward[0], int)
+        and isinstance(forward[1], dict)
+    ):
+        return forward
+    return None
+
+
+def _strings(values: tuple[object, ...]) -> bool:
+    """Whether every value is a string (`str.join` checks them in C; asked on every prompt)."""
+    try:
+        "".join(values)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True

@@ -191,12 +191,28 @@ def _decode(line: bytes) -> SessionRecord | None:
     return SessionRecord(at, event)
 
 
-def decode_session_lines(data: bytes) -> list[SessionRecord]:
-    """Every complete line that decodes; a torn or foreign line is skipped (these are caches of fact)."""
+def decode_session_lines(data: bytes) -> tuple[list[SessionRecord], int]:
+    """Every complete line that decodes, and how many complete lines were not JSON objects.
+
+    A torn last line (no newline yet) is left out and not counted; a line of
+    an event this version does not know is skipped and not counted either
+    (these are caches of fact). A line that is not a JSON object is skipped
+    and counted, so the reader can name the file.
+    """
     out: list[SessionRecord] = []
+    unreadable = 0
     end = data.rfind(b"\n") + 1
     for line in data[:end].splitlines():
         record = _decode(line)
         if record is not None:
             out.append(record)
-    return out
+        elif line.strip() and not _is_object(line):
+            unreadable += 1
+    return out, unreadable
+
+
+def _is_object(line: bytes) -> bool:
+    try:
+        return isinstance(fastjson.loads(line), dict)
+    except ValueError:
+        return False

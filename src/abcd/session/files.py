@@ -32,17 +32,32 @@ CACHE_DIR = "cache"  # the recall stem caches (`abcd.recall.stemcache`), swept w
 FILL_DIR = "fill"
 # A session file holds a few lines per prompt; this bound is far past any real session.
 SESSION_FILE_MAX_BYTES = 8 * 1024 * 1024
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+# Read and write: an append first reads the last byte, to end a torn line.
+_APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def file_name(session_id: str) -> str:
     return sha256_hex(session_id.encode("utf-8")) + ".jsonl"
 
 
-def read_events(home: Home, folder: str, session_id: str) -> list[SessionRecord]:
-    """The session's events, oldest first; empty when the file or folder is absent."""
-    data = home.read(f"{folder}/{file_name(session_id)}", SESSION_FILE_MAX_BYTES)
-    return decode_session_lines(data) if data else []
+def read_events(
+    home: Home, folder: str, session_id: str, problems: list[str] | None = None
+) -> list[SessionRecord]:
+    """The session's events, oldest first; empty when the file or folder is absent.
+
+    A line that is not JSON is skipped; with `problems`, one line naming the
+    file says how many were.
+    """
+    rel = f"{folder}/{file_name(session_id)}"
+    data = home.read(rel, SESSION_FILE_MAX_BYTES)
+    return _decoded(home, rel, data, problems) if data else []
+
+
+def _decoded(home: Home, rel: str, data: bytes, problems: list[str] | None) -> list[SessionRecord]:
+    records, unreadable = decode_session_lines(data)
+    if unreadable and problems is not None:
+        problems.append(f"{home.shown(rel)}: {unreadable} unreadable line(s) skipped")
+    return records
 
 
 # How a reset line reads on disk (the codec writes compact separators).
@@ -50,8 +65,11 @@ _RESET_MARK = b'"type":"session.reset"'
 _TAIL_FIRST_BYTES = 64 * 1024
 
 
-def read_events_since_reset(home: Home, folder: str, session_id: str) -> list[SessionRecord]:
-    """The session's events from its last reset on (all of them when it has none).
+def read_events_since_reset(
+    home: Home, folder: str, session_id: str, problems: list[str] | None = None
+) -> list[SessionRecord]:
+    """The session's events from its last reset on (all of them when it has none), and, as
+    `read_events`, a line in `problems` when some were not JSON.
 
     A session file only grows, and the ledger is the fold since the last
     reset, so the hook reads the file from its end back to that reset: the
@@ -78,7 +96,7 @@ def read_events_since_reset(home: Home, folder: str, session_id: str) -> list[Se
             mark = data.rfind(_RESET_MARK)
             line = data.rfind(b"\n", 0, mark) + 1 if mark >= 0 else 0
             if start == 0 or (mark >= 0 and line > 0):
-                return decode_session_lines(data[line:] if mark >= 0 else data)
+                return _decoded(home, rel, data[line:] if mark >= 0 else data, problems)
             span *= 4
     except OSError as err:
         raise StorageError(f"{home.shown(rel)}: {err.strerror}") from err
@@ -105,8 +123,13 @@ def append_events(
             return False
         opened = home.open_in(dfd, file_name(session_id), rel, _APPEND)
         assert opened is not None  # O_CREAT
-        fd, _ = opened
+        fd, st = opened
         try:
+            # A torn last line (a writer died mid-line) is ended first, so it stays one bad line
+            # and does not swallow the first of these.
+            size = st.st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data
             os.write(fd, data)
         except OSError as err:
             raise StorageError(f"{home.shown(rel)}: cannot append: {err.strerror}") from err

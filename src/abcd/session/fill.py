@@ -266,20 +266,21 @@ def current_fill(
     `session_records` are the session file's events when the caller has
     read them already (the hook has, for its ledger); else they are read here.
     """
-    problem: str | None = None
+    problems: list[str] = []  # the fill file's unreadable lines, or why it could not be read
     if home is not None and session_id:
         try:
-            fill_records = read_events(home, FILL_DIR, session_id)
+            fill_records = read_events(home, FILL_DIR, session_id, problems)
             if fill_records:
                 if session_records is None:
                     session_records = read_events(home, SESSIONS_DIR, session_id)
                 figure = reading_after_last_reset(fill_records, session_records)
                 if figure is not None:
-                    return Fill(figure, "statusline")
+                    return Fill(figure, "statusline", "; ".join(problems) or None)
         except AbcdError as err:
-            problem = str(err)
+            problems.append(str(err))
         except OSError as err:  # e.g. out of descriptors: the fill falls back, the hook goes on
-            problem = f"fill: {err.strerror or err}"
+            problems.append(f"fill: {err.strerror or err}")
+    problem = "; ".join(problems) or None
     if transcript_path:
         tail = read_transcript_tail(transcript_path)
         if tail is not None:

@@ -33,6 +33,21 @@ def open_at(path: str, flags: int, mode: int = FILE_MODE, dir_fd: int | None = N
     return os.open(path, flags, mode, dir_fd=dir_fd)
 
 
+def create_synced(name: str, data: bytes, dir_fd: int) -> None:
+    """Create `name` in `dir_fd` (never over a file or through a link), write it whole, fsync it.
+
+    `OSError` as the system raised it; the caller names the file.
+    """
+    fd = open_at(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE, dir_fd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def locate_home() -> str:
     """`$ABCD_HOME`, else `~/.abcd.noindex`; never resolved through symlinks."""
     override = os.environ.get(HOME_ENV)
@@ -292,14 +307,7 @@ class Home(_Scope):
             assert dfd is not None  # create=True never yields None
             tmp = f".{leaf}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
             try:
-                fd = open_at(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE, dfd)
-                try:
-                    view = memoryview(data)
-                    while view:
-                        view = view[os.write(fd, view) :]
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+                create_synced(tmp, data, dfd)
                 os.rename(tmp, leaf, src_dir_fd=dfd, dst_dir_fd=dfd)
                 os.fsync(dfd)
             except OSError as err:

@@ -1,0 +1,125 @@
+"""An exit code is a promise: a refusal wrote nothing, a success wrote exactly once, a batch
+lands whole or not at all, and no write makes a view its own readers would refuse."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from abcd.errors import CorruptFile, Refused
+from abcd.journal import store
+from tests.conftest import BY, Run
+
+from .helpers import added, append, append_adds, note_id, segment
+
+
+def _notes(abcd: Run) -> list[str]:
+    listed = abcd("memory", "list", "--json")
+    return [n["id"] for n in json.loads(listed.out)["notes"]]
+
+
+def test_a_note_that_landed_is_a_success_even_when_the_index_cannot_be_written(
+    repo: Path, abcd: Run, abcd_home: Path, tmp_path: Path
+) -> None:
+    first = abcd("memory", "add", "--title", "One", "--recall", "x", "--by", BY, stdin="b")
+    assert first.code == 0
+    (abcd_home / "memory.idx").unlink()
+    (abcd_home / "memory.idx").symlink_to(tmp_path / "elsewhere")
+    add = abcd("memory", "add", "--title", "Two", "--recall", "x", "--by", BY, stdin="b")
+    assert add.code == 0, add.err
+    assert add.out.strip().startswith("mem-")
+    assert "warning: written, but recall index not written" in add.err
+    assert _notes(abcd) == [first.out.strip(), add.out.strip()]  # once, not twice
+    assert not (tmp_path / "elsewhere").exists()  # the link was never followed
+
+
+def test_a_writer_refuses_a_view_changed_outside_abcd_and_rebuild_replaces_it(
+    repo: Path, abcd: Run, abcd_home: Path
+) -> None:
+    assert abcd("memory", "add", "--title", "One", "--recall", "x", "--by", BY, stdin="b").code == 0
+    view = abcd_home / "memory.json"
+    view.write_bytes(view.read_bytes().replace(b'"title":"One"', b'"title":"Onf"'))
+    before = segment(abcd_home).read_bytes()
+    add = abcd("memory", "add", "--title", "Two", "--recall", "x", "--by", BY, stdin="b")
+    assert add.code == 1 and "changed outside abcd" in add.err
+    assert segment(abcd_home).read_bytes() == before
+    assert abcd("journal", "rebuild").code == 0
+    assert abcd("memory", "add", "--title", "Two", "--recall", "x", "--by", BY, stdin="b").code == 0
+
+
+def test_a_view_past_its_readers_bound_is_refused_before_anything_is_written(
+    abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    append_adds(3)
+    before = segment(abcd_home).read_bytes()
+    monkeypatch.setattr(store, "VIEW_MAX_BYTES", len((abcd_home / "memory.json").read_bytes()))
+    with pytest.raises(Refused, match=r"memory\.json would be"):
+        append(added(note_id(9)))
+    assert segment(abcd_home).read_bytes() == before
+
+
+def test_a_batch_whose_writer_died_is_never_read_and_the_next_writer_cuts_it(
+    abcd_home: Path,
+) -> None:
+    append_adds(2)
+    seg = segment(abcd_home)
+    start = seg.stat().st_size
+    # What a writer killed inside its batch leaves: the intent, then some of the lines.
+    intent = f"1 {start} {start + 10_000} {'a' * 64}\n"
+    (abcd_home / "journal" / ".pending").write_text(intent)
+    os.chmod(abcd_home / "journal" / ".pending", 0o600)
+    whole = seg.read_bytes()
+    line = whole.splitlines(keepends=True)[-1].replace(b'"seq":2', b'"seq":3')
+    seg.write_bytes(whole + line)
+    assert [n.id for n in store.load_view().notes] == [note_id(0), note_id(1)]
+    append(added(note_id(5)))
+    assert not (abcd_home / "journal" / ".pending").exists()
+    assert [n.id for n in store.load_view().notes] == [note_id(0), note_id(1), note_id(5)]
+
+
+@pytest.mark.slow
+def test_a_killed_import_lands_whole_or_not_at_all(
+    repo: Path, abcd: Run, abcd_home: Path, tmp_path: Path
+) -> None:
+    count = 3000
+    lines = "".join(
+        json.dumps({"title": f"Lesson {n}", "body": f"Body {n}.", "recall": ["lesson"]}) + "\n"
+        for n in range(count)
+    )
+    source = tmp_path / "notes.jsonl"
+    source.write_text(lines)
+    pending = abcd_home / "journal" / ".pending"
+    for total in range(1, 5):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "abcd", "memory", "import", str(source), "--by", BY],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        # Kill it the moment its batch's intent is on disk (inside the batch), or as it ends.
+        while proc.poll() is None and not pending.exists():
+            time.sleep(0.0005)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert (
+            abcd("memory", "add", "--title", "t", "--recall", "x", "--by", BY, stdin="b").code == 0
+        )
+        landed = len(_notes(abcd)) - total
+        assert landed % count == 0, landed  # whole batches only, never a part of one
+        assert not pending.exists()
+        assert abcd("journal", "verify").code == 0
+
+
+def test_a_refused_writer_leaves_no_intent_behind(abcd_home: Path) -> None:
+    append_adds(1)
+    with pytest.raises(CorruptFile):
+        view = abcd_home / "memory.json"
+        view.write_bytes(view.read_bytes().replace(b"lesson 0", b"lesson X"))
+        append(added(note_id(7)), added(note_id(8)))
+    assert not (abcd_home / "journal" / ".pending").exists()
