@@ -6,7 +6,9 @@
     .venv/bin/python tools/bench_gate.py import     # import cost vs abcd.errors, and -X importtime
 
 Figures go to stdout; docs/gate.md records them with this command. Never a
-test: timings on shared machines are noisy. The bodies are built at run time
+test: timings on shared machines are noisy, so the fresh-process figures give
+the least time beside the median (the least is what the work costs when
+nothing else competes for the core). The bodies are built at run time
 and hold no secret (the worst case holds every prefilter keyword, so every
 rule is compiled and run, and still passes).
 """
@@ -49,12 +51,19 @@ def realistic_body(size: int = 2048) -> str:
 
 
 def worst_body(size: int = 2048) -> str:
-    """Every rule's keywords plus the characters that wake every network check; no finding."""
+    """Every rule's keywords plus the characters that wake every network check and every step
+    of folding (an escape sequence, a hidden character, full-width letters); no finding."""
     from abcd.gate.secrets import RULES
 
-    keywords = sorted({k for rule in RULES for k in rule.keywords})
+    keywords = sorted({k.upper() if r.cased else k for r in RULES for k in r.keywords})
     parts = [f"the {k} word" for k in keywords]
     parts += [
+        "\x1b[1mbold\x1b[0m",
+        "zero\u200bwidth",
+        "ｆｕｌｌ ｗｉｄｔｈ",
+        "~/src",
+        "/usr/home/",
+        "/mnt/c/users/",
         "a::b",
         "12:30:45",
         "x-y-z-w-v-u",
@@ -89,6 +98,38 @@ def bench_judge(runs: int = 2000) -> None:
             times.append(time.perf_counter() - start)
         print(f"judge_note, warm, {name}: median {_median_ms(times):.3f} ms over {runs} runs")
 
+    # `abcd memory import`: one process judges every line; the cost per note, the first
+    # call's compiling included, over 100 notes (each body distinct, as an import's are).
+    env = bytecode_env()
+    for name, body in (("realistic", realistic_body()), ("worst case", worst_body())):
+        code = (
+            "import sys, time, re\n"
+            "from abcd.gate import judge_note\n"
+            "body = sys.stdin.read()\n"
+            "bodies = [f'{i} {body}'[:2048] for i in range(100)]\n"
+            "t = time.perf_counter()\n"
+            "for b in bodies: judge_note('A lesson', b, ['journal', 'lock'])\n"
+            "print((time.perf_counter() - t) / 100)\n"
+        )
+        per_note = [
+            float(
+                subprocess.run(
+                    [PY, "-c", code],
+                    input=body,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    env=env,
+                ).stdout
+            )
+            for _ in range(15)
+        ]
+        print(
+            f"judge_note per note over a 100-note import, {name}, first call's compiling included: "
+            f"median {_median_ms(per_note):.3f} ms, least {min(per_note) * 1000:.3f} ms "
+            "over 15 processes"
+        )
+
     # The first call in a fresh process pays for compiling the rules it needs
     # (and for importing `re`, which the CLI has already imported via typer).
     env = bytecode_env()
@@ -121,7 +162,8 @@ def bench_judge(runs: int = 2000) -> None:
             )
             print(
                 f"judge_note, first call in a fresh process, {name}, {where}: "
-                f"median {_median_ms(firsts):.2f} ms over 30 processes"
+                f"median {_median_ms(firsts):.2f} ms, least {min(firsts) * 1000:.2f} ms "
+                "over 30 processes"
             )
 
 

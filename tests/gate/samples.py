@@ -97,6 +97,13 @@ def _authorization(rng: random.Random) -> Sample:
     return Sample(f"{quote}Authorization{quote}: {quote}{scheme} {value}{quote}", value)
 
 
+def random_letters(rng: random.Random, n: int) -> str:
+    """`n` random letters whose case no word has (a lower letter, then two capitals)."""
+    return (
+        rng.choice(LOWER) + rng.choice(UPPER) + rng.choice(UPPER) + rand(rng, n - 3, LOWER + UPPER)
+    )
+
+
 def _generic(rng: random.Random) -> Sample:
     name = rng.choice(
         [
@@ -111,9 +118,16 @@ def _generic(rng: random.Random) -> Sample:
             "auth_key",
             "passphrase",
             "credentials",
+            "pwd",
+            "DB_PASS",
+            "smtp_pass",
+            "signing_key",
+            "private_key",
+            "STRIPE_KEY",
         ]
     )
-    value = mixed(rng, rng.randrange(16, 41))
+    size = rng.randrange(16, 41)
+    value = random_letters(rng, size) if rng.randrange(3) == 0 else mixed(rng, size)
     form = rng.randrange(5)
     if form == 0:
         return Sample(f"{name} = {value}", value)
@@ -136,6 +150,63 @@ def _slack_webhook(rng: random.Random) -> Sample:
         + mixed(rng, 24)
     )
     return Sample("https://hooks." + "slack.com/services/" + path, path)
+
+
+def _der_private_key(rng: random.Random) -> Sample:
+    b64 = ALNUM + "+/"
+    head = rng.choice(
+        [
+            "MI" + "I" + rand(rng, 2, b64) + rng.choice("AQgw") + "IBA" + rng.choice("AD"),
+            "MI" + "G" + rand(rng, 1, b64) + "AgE" + rng.choice("AB"),
+            "M" + rand(rng, 2, b64) + "CA" + "Q" + rng.choice("AE"),
+        ]
+    )
+    body = rand(rng, 56, b64)
+    return Sample(rng.choice(["PRIVATE_KEY=", "key: ", ""]) + head + body, body)
+
+
+def _putty(rng: random.Random) -> Sample:
+    private = rand(rng, 64, ALNUM + "+/")
+    text = (
+        "PuTTY-User-"
+        + "Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 2\n"
+        + rand(rng, 64, ALNUM + "+/")
+        + "\nPrivate-Lines: 1\n"
+        + private
+    )
+    return Sample(text, private)
+
+
+def _sas(rng: random.Random) -> Sample:
+    sig = rand(rng, 40, ALNUM + "+/").replace("+", "%2B").replace("/", "%2F") + "%3D"
+    text = "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&sig=" + sig
+    return Sample(text, sig)
+
+
+def _curl_user(rng: random.Random) -> Sample:
+    password = mixed(rng, 14)
+    flag = rng.choice(["-u ", "--user ", "--user="])
+    return Sample(
+        f"curl -s {flag}{rand(rng, 5, LOWER)}:{password} https://api.example.com", password
+    )
+
+
+def _password_flag(rng: random.Random) -> Sample:
+    password = mixed(rng, 14)
+    flag = rng.choice(["--password ", "--password=", "--db-pass ", "-pass ", "--pwd "])
+    return Sample(f"run deploy {flag}{password} --yes", password)
+
+
+def _mysql(rng: random.Random) -> Sample:
+    password = mixed(rng, 12)
+    tool = rng.choice(["mysql", "mysqldump", "mariadb"])
+    return Sample(f"{tool} -h db -u app -p{password} appdb", password)
+
+
+def _session_cookie(rng: random.Random) -> Sample:
+    value = rand(rng, 32, LOWER + DIGITS)
+    name = rng.choice(["sessionid", "PHPSESS" + "ID", "_gitlab_" + "session", "connect.sid"])
+    return Sample(f"Cookie: {name}={value}; theme=dark", value)
 
 
 Generator = Callable[[random.Random], Sample]
@@ -244,6 +315,36 @@ TRUE_SECRETS: dict[str, Generator] = {
     "jwt": _jwt,
     "url-password": _url_password,
     "authorization-header": _authorization,
+    "der-private-key": _der_private_key,
+    "openssh-private-key-body": lambda r: prefixed(
+        "b3Blbn" + "NzaC1rZXktdjE", rand(r, 60, ALNUM + "+/")
+    ),
+    "putty-private-key": _putty,
+    "azure-storage-key": lambda r: prefixed(
+        "DefaultEndpointsProtocol=https;AccountName=acct;Account" + "Key=",
+        rand(r, 86, ALNUM + "+/") + "==",
+    ),
+    "azure-sas-token": _sas,
+    "stripe-webhook-secret": lambda r: token("wh" + "sec_" + rand(r, 32)),
+    "gcp-oauth-client-secret": lambda r: token("GOC" + "SPX-" + rand(r, 28, B64URL)),
+    "twilio-api-key": lambda r: token("S" + "K" + rand(r, 32, HEX)),
+    "twilio-account-sid": lambda r: token("A" + "C" + rand(r, 32, HEX)),
+    "telegram-bot-api-token": lambda r: token(
+        rand(r, 10, DIGITS) + ":" + "A" + "A" + rand(r, 33, B64URL)
+    ),
+    "mailgun-private-api-token": lambda r: token("ke" + "y-" + rand(r, 32, HEX)),
+    "mailgun-signing-key": lambda r: prefixed(
+        "MAILGUN_SIGNING_KEY=",
+        rand(r, 32, "abcdefgh0123456789")
+        + "-"
+        + rand(r, 8, "abcdefgh0123456789")
+        + "-"
+        + rand(r, 8, "abcdefgh0123456789"),
+    ),
+    "curl-auth-user": _curl_user,
+    "cli-password-flag": _password_flag,
+    "mysql-password-flag": _mysql,
+    "session-cookie": _session_cookie,
     "generic-api-key": _generic,
 }
 
@@ -357,7 +458,74 @@ FALSE_SECRETS: dict[str, list[str]] = {
         "send an Authorization: Basic header",
         'headers={"Authorization": f"Bearer {token}"}',
     ],
+    "der-private-key": [
+        "-----"
+        + "BEGIN PUBLIC KEY-----\nMIIBIj"
+        + "ANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA"
+        + "x" * 40,
+        "MIID" + "XTCCAkWgAwIBAgIJAJC1HiIAZAiIMA0GCSqGSIb3DQEBCwUAMEUxCzAJBgNV",
+        "the DER body of a key starts with MII",
+    ],
+    "openssh-private-key-body": ["an OpenSSH key body begins b3Blbn... when base64-encoded"],
+    "putty-private-key": ["convert the PuTTY key with puttygen", "a .ppk file is a PuTTY key"],
+    "azure-storage-key": [
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=<key>",
+        "AccountKey=${STORAGE_KEY}",
+    ],
+    "azure-sas-token": ["append the SAS token (sv=...&sig=...) to the blob URL", "?sig=short"],
+    "stripe-webhook-secret": [
+        "webhook secrets start whsec_",
+        "STRIPE_WEBHOOK_SECRET=whsec_...",
+        "whsec_" + "test_secret",
+    ],
+    "gcp-oauth-client-secret": ["client secrets start GOCSPX-", "GOCSPX-" + "test-secret"],
+    "twilio-api-key": ["Twilio API keys start SK", "SKIP the flaky test", "ask for the SK value"],
+    "twilio-account-sid": ["account SIDs start AC", "ACME Corp builds", "AC/DC"],
+    "telegram-bot-api-token": ["bot tokens look like 123456:AA...", "at 12:30:AM we deploy"],
+    "mailgun-private-api-token": ["Mailgun keys start key-", "primary key-value store"],
+    "mailgun-signing-key": ["MAILGUN_SIGNING_KEY is read from the environment"],
+    "curl-auth-user": [
+        "curl -u $USER:$TOKEN https://api.example.com",
+        "curl -u admin:changeme http://localhost:8080",
+        "curl -u user:<password> https://api.example.com",
+        "curl -u alice https://api.example.com",
+        "curl --user-agent Mozilla https://example.com",
+    ],
+    "cli-password-flag": [
+        "docker login --password-stdin < token.txt",
+        "pass --password to set it",
+        "run --password $DB_PASSWORD",
+        "run --password=<password>",
+        "git rebase --passes 3",
+        "run --password DB_PASSWORD",
+    ],
+    "mysql-password-flag": [
+        "mysql -u root -p appdb",
+        "mysql -u root -p$MYSQL_PWD appdb",
+        "mysqldump -P 3306 -h db appdb",
+        "mysql --port 3306",
+    ],
+    "session-cookie": [
+        "session = requests.Session()",
+        "session_id = str(uuid4())",
+        "the sessionid cookie is HttpOnly",
+        "session_timeout=3600",
+        "consider=this",
+        "PHPSESSID=<session id>",
+    ],
     "generic-api-key": [
+        "input_tokens: 15873902",
+        "token_sha: " + "3f2a9c1d" * 5,
+        "secret_name: prod/db/credentials-2024",
+        "password_hash = argon2id$v=19$m=65536,t=3,p=4$" + "c2FsdHNhbHQ$aGFzaGhhc2g",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
+        "ssh_key: ~/.ssh/id_ed25519",
+        "sort_key = lambda item: item.name",
+        "primary_key: true",
+        "foreign_key = ForeignKey",
+        "tokenizer_class: BertTokenizer",
+        "password: correcthorsebatterystaple",
+        "passwordHash: " + "9f86d081884c7d65" * 4,
         'password = os.environ["DB_PASSWORD"]',
         "token = <placeholder>",
         "password: changeme",

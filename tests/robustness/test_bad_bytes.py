@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import marshal
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -313,9 +314,12 @@ def test_random_corruptions_of_a_status_payload_still_print_the_row(
 
 
 def _reshaped(base: bytes, change: Callable[[dict[str, Any]], None]) -> bytes:
-    stored = marshal.loads(base)
+    """A cache file rewritten as a writer with the wrong shapes would: its CRC-32 made right."""
+    assert int.from_bytes(base[:4], "little") == zlib.crc32(base[4:])
+    stored = marshal.loads(base[4:])
     change(stored)
-    return marshal.dumps(stored)
+    blob = marshal.dumps(stored)
+    return zlib.crc32(blob).to_bytes(4, "little") + blob
 
 
 def _every(part: str, value: object) -> Callable[[dict[str, Any]], None]:

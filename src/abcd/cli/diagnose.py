@@ -35,6 +35,7 @@ from abcd.recall.items import what
 from abcd.recall.terms import stems, words
 from abcd.session.brackets import Bracket, MemoryPolicy, bracket_for
 from abcd.session.fill import Fill
+from abcd.terminal import escaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -335,7 +336,8 @@ def report(outcome: Outcome, limit: Limit, prompt: str, *, show_all: bool) -> st
         lines += [f"the hook would send ({size:,} of {_chars(limit.chars)}):", text]
     else:
         lines.append("the hook would send nothing for this prompt")
-    return "\n".join(lines) + "\n"
+    # Notes' and pages' text reaches a terminal here: control characters shown escaped.
+    return escaped("\n".join(lines) + "\n")
 
 
 # --- as JSON ---------------------------------------------------------------------

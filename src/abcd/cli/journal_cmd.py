@@ -18,6 +18,7 @@ from abcd.journal.verify import verify as verify_chain
 from abcd.journal.view import View
 from abcd.progress import Progress
 from abcd.recall.index import rebuild_index
+from abcd.terminal import escaped
 from abcd.trust import Home
 
 app = command_group(
@@ -161,9 +162,8 @@ def audit(
         session_text = row.session or "session unknown"
         origin = f" origin {row.origin}" if row.origin else ""
         title = f"  {row.title}" if row.title else ""
-        print(
-            f"{row.seq:>6}  {row.at}  {row.type:<12}  {row.note}  {row.by}  {session_text}{origin}{title}"
-        )
+        line = f"{row.seq:>6}  {row.at}  {row.type:<12}  {row.note}  {row.by}  {session_text}{origin}{title}"
+        print(escaped(line, keep=""))  # a title's control characters, shown escaped
     if broken is not None:
         print(f"{broken.seq:>6}  ---- the chain breaks here: {broken.what} ({broken.where})")
         raise AbcdError(str(broken))
@@ -269,11 +269,10 @@ def recover(
     Example:
       abcd journal verify || abcd journal recover
     """
-    from abcd.cli.memory_cmd import _stamp_session
-    from abcd.notes.limits import check_written_by
+    from abcd.cli.memory_cmd import _stamps
+    from abcd.repo import find_repo
 
-    recovered_by = check_written_by(by, person_allowed=True)
-    stamp = _stamp_session(None)
+    recovered_by, stamp = _stamps(by, None, find_repo(), person_allowed=True)
     home = Home.open()
     done = None
     if home is not None:

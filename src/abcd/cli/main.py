@@ -22,6 +22,7 @@ from abcd.cli.names_cmd import app as names_app
 from abcd.cli.plugin_cmd import app as plugin_app
 from abcd.cli.rules_cmd import register as register_rules
 from abcd.errors import AbcdError
+from abcd.terminal import escaped
 
 app = command_group(
     "A memory for AI coding agents that is safe to keep and easy to audit."
@@ -85,16 +86,16 @@ def main() -> None:
         print(err.ctx.get_help() if err.ctx is not None else err.format_message())
         sys.exit(2)
     except UsageError as err:
-        print(usage_line(err), file=sys.stderr)
+        print(escaped(usage_line(err), keep=""), file=sys.stderr)
         sys.exit(2)
     except ClickException as err:
-        print(f"abcd: {' '.join(err.format_message().split())}", file=sys.stderr)
+        print(escaped(f"abcd: {' '.join(err.format_message().split())}", keep=""), file=sys.stderr)
         sys.exit(err.exit_code)
     except Abort:
         print("abcd: stopped", file=sys.stderr)
         sys.exit(1)
     except AbcdError as err:
-        print(f"abcd: {err}", file=sys.stderr)
+        print(f"abcd: {escaped(str(err), keep='')}", file=sys.stderr)
         sys.exit(err.exit_code)
     except BrokenPipeError:
         sys.exit(1)

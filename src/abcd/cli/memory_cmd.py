@@ -18,6 +18,7 @@ from abcd.journal.events import Origin
 from abcd.notes import listing, places, service
 from abcd.notes.limits import PERSON, Draft, check_draft, check_session, check_written_by
 from abcd.repo import Repo, find_repo
+from abcd.terminal import escaped
 
 app = command_group(
     "Keep notes: add, import, list and remove them. Bare: counts per layer."
@@ -67,9 +68,15 @@ def summary(ctx: typer.Context, json: Json = False) -> None:
         print(line)
 
 
-def _stamp_session(flag: str | None) -> str | None:
+def _stamps(
+    by: str, flag: str | None, repo: Repo | None, *, person_allowed: bool = False
+) -> tuple[str, str | None]:
+    """`--by` and the session, shape-checked, then judged: they go into the journal for ever."""
+    written_by = check_written_by(by, person_allowed=person_allowed)
     value, source = service.session_from(flag)
-    return check_session(value, source)
+    session = check_session(value, source)
+    service.check_stamps([("--by", written_by), (source, session)], repo)
+    return written_by, session
 
 
 def _say_written(drafts: list[Draft], session: str | None, warnings: list[str]) -> None:
@@ -128,10 +135,9 @@ def add(
       abcd memory add --title "The tests need the race flag" --recall test \\
           --recall race --by Claude:claude-opus-4-8 <<< "Run go test -race ./... first."
     """
-    written_by = check_written_by(by, person_allowed=True)
-    draft = check_draft(title, sys.stdin.read(), recall, everywhere)
-    stamp = _stamp_session(session)
     repo = find_repo()
+    written_by, stamp = _stamps(by, session, repo, person_allowed=True)
+    draft = check_draft(title, sys.stdin.read(), recall, everywhere)
     (verdict,) = service.judge([draft], repo)
     if isinstance(verdict, Refused):
         raise verdict
@@ -172,10 +178,9 @@ def import_(
     Example:
       abcd memory import notes.jsonl --by person --json
     """
-    written_by = check_written_by(by, person_allowed=True)
-    data = _read_import(file)
-    stamp = _stamp_session(session)
     repo = find_repo()
+    written_by, stamp = _stamps(by, session, repo, person_allowed=True)
+    data = _read_import(file)
     drafts: list[tuple[int, Draft]] = []
     refused: list[tuple[int, str]] = []
     for number, line in enumerate(data.splitlines(), start=1):
@@ -187,7 +192,7 @@ def import_(
                 (number, check_draft(item.title, item.body, item.recall, item.everywhere))
             )
         except (msgspec.DecodeError, msgspec.ValidationError) as err:
-            refused.append((number, f"not a note ({err})"))
+            refused.append((number, _not_a_note(err)))
         except Refused as err:
             refused.append((number, str(err)))
     verdicts = service.judge([d for _, d in drafts], repo)
@@ -223,6 +228,20 @@ def import_(
     notice(f"imported {len(ids)} note(s); refused {len(refused)} line(s)")
     if refused:
         raise typer.Exit(1)
+
+
+def _not_a_note(err: msgspec.DecodeError | msgspec.ValidationError) -> str:
+    """Why a line is not a note, without repeating any of the line's own text.
+
+    msgspec names an unknown key in its message, and a key is the line's own
+    text (it could be a secret pasted in the wrong place), so an unknown key
+    is said, never named. Its other messages name only a type, one of our
+    own fields (`$.title`, `$.recall[0]`) or a byte offset.
+    """
+    message = str(err)
+    if "unknown field" in message:
+        return "not a note (a key other than title, body, recall and everywhere)"
+    return f"not a note ({message})"
 
 
 def _read_import(file: str) -> str:
@@ -296,13 +315,10 @@ def remove(
     Example:
       abcd memory remove mem-2611301200000000
     """
-    removed_by = check_written_by(by, person_allowed=True)
-    stamp = service.session_from(session)
+    removed_by, stamp = _stamps(by, session, find_repo(), person_allowed=True)
     warnings: list[str] = []
-    note = service.remove_note(
-        note_id, removed_by=removed_by, session=check_session(*stamp), warnings=warnings
-    )
-    print(f"removed {note.id}: {note.title}")
+    note = service.remove_note(note_id, removed_by=removed_by, session=stamp, warnings=warnings)
+    print(escaped(f"removed {note.id}: {note.title}", keep=""))
     for warning in warnings:
         notice(f"warning: removed, but {warning}")
 

@@ -7,11 +7,14 @@ from typing import Any
 
 import msgspec
 
+from abcd.terminal import escaped
+
 
 def emit_json(value: Any) -> None:
     sys.stdout.write(msgspec.json.format(msgspec.json.encode(value).decode(), indent=2) + "\n")
 
 
 def notice(text: str) -> None:
-    """One line on stderr, prefixed so a person sees which tool said it."""
-    print(f"abcd: {text}", file=sys.stderr)
+    """One line on stderr, prefixed so a person sees which tool said it, control characters
+    shown escaped (`abcd.terminal`)."""
+    print(f"abcd: {escaped(text, keep='')}", file=sys.stderr)

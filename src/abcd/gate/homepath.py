@@ -19,14 +19,24 @@ from abcd.gate.compiled import compiled
 
 HOME_PATH = "home path"
 
+# `/home` (Linux), `/var/home` (Fedora Atomic), `/usr/home` (FreeBSD),
+# `/export/home` (Solaris), `/Users` (macOS; also Git Bash's `/c/Users`).
 _UNIX = (
-    r"(?a)(?<![A-Za-z0-9_.~$-])(?:(?:/var)?/home|/Users)/"
-    r"(?!(?:Shared|Guest)(?![A-Za-z0-9_.-]))[A-Za-z0-9_]"
+    r"(?a)(?<![\w.~$-])(?:(?:/var|/usr|/export)?/home|(?:/[a-z])?/Users)/"
+    r"(?!(?:Shared|Guest)(?![\w.-]))\w"
 )
+# A Windows profile: `C:\Users\x` (any drive, either slash, doubled backslashes),
+# and the same folder as WSL (`/mnt/c/Users/x`) and Cygwin (`/cygdrive/c/...`)
+# mount it; Windows paths ignore case.
 _WINDOWS = (
-    r"(?ai)(?<![A-Za-z0-9])[a-z]:(?:\\{1,2}|/)users(?:\\{1,2}|/)"
-    r"(?!(?:public|default|default user|all users)(?![A-Za-z0-9_.-]))[A-Za-z0-9_]"
+    r"(?ai)(?:(?<![^\W_])[a-z]:|(?<![\w.~$-])(?:/mnt|/cygdrive)/[a-z])"
+    r"(?:\\{1,2}|/)users(?:\\{1,2}|/)"
+    r"(?!(?:public|default|default user|all users)(?![\w.-]))\w"
 )
+# `~name`: the shell's name for another account's home (`~alice/src`, `cd ~bob`).
+# It starts a word and is followed by a slash, a space, a quote or the end;
+# `~/`, `~+`, `~-` and `~5` are not names.
+_TILDE_USER = r"(?a)(?:^|(?<=[\s\"'`=:(\[]))~[A-Za-z_][\w.-]{0,31}(?=[/\s\"'`)\]]|$)"
 # Characters that continue a path component: a match of `$HOME` followed by one
 # of them is a longer name (`/root` inside `/rootfs`), not the home folder.
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -56,6 +66,8 @@ def find_home_path(text: str, home: str | None = None) -> str | None:
         return HOME_PATH
     if ("/home/" in text or "/Users/" in text) and compiled("home-unix", _UNIX).search(text):
         return HOME_PATH
-    if ":" in text and "users" in text.lower() and compiled("home-windows", _WINDOWS).search(text):
+    if "users" in text.lower() and compiled("home-windows", _WINDOWS).search(text):
+        return HOME_PATH
+    if "~" in text and compiled("home-tilde", _TILDE_USER).search(text):
         return HOME_PATH
     return None

@@ -2,8 +2,10 @@
 
 The order is fixed: title, then body, then each recall word; within a field,
 secrets, then identity and network identifiers, then home paths, then private
-names. The first finding wins, so a refusal always names one kind and one
-field.
+names, each on the field as `abcd.gate.fold` folds it (escapes and hidden
+characters removed, NFKC). The first finding wins, so a refusal always names
+one kind and one field. `judge_stamps` judges `--by` and the session the same
+way, with the secrets and the private names only.
 
 Invariant: the gate refuses rather than passes when it cannot judge. A rule
 that fails to compile, or any unexpected error while judging, raises
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from abcd.gate.compiled import GateUnavailable
 from abcd.gate.finding import GATE_UNAVAILABLE, INPUT_TOO_LONG, Finding
+from abcd.gate.fold import fold
 from abcd.gate.homepath import find_home_path
 from abcd.gate.limits import GATE_INPUT_MAX_CHARS
 from abcd.gate.names import PRIVATE_NAME, names_matcher
@@ -26,31 +29,71 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Sequence
 
-# Characters that render as nothing and could split a token so that no rule
-# sees it whole (`gh<ZWSP>p_...`): soft hyphen, zero-width space and joiners,
-# bidi marks and overrides, word joiner and invisible operators, BOM.
-_INVISIBLE = dict.fromkeys(
-    [0x00AD, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2065), 0xFEFF]
-)
-
 
 def judge_text(
-    text: str, *, names: re.Pattern[str] | None = None, home: str | None = None
+    text: str,
+    *,
+    names: re.Pattern[str] | None = None,
+    home: str | None = None,
+    stamp: bool = False,
 ) -> str | None:
-    """The kind of the first thing in `text` a note may not hold, else `None`."""
+    """The kind of the first thing in `text` a note may not hold, else `None`.
+
+    A `stamp` (an identifier, not prose) passes the secrets and the private
+    names only: the network and home checks would refuse a UUID session id.
+    """
     if len(text) > GATE_INPUT_MAX_CHARS:
         return INPUT_TOO_LONG
-    text = text.translate(_INVISIBLE)
+    text = fold(text)
     lowered = text.lower()
     kind = find_secret(text, lowered)
     if kind is not None:
         return kind.kind
-    found = find_network(text, lowered) or find_home_path(text, home)
-    if found is not None:
-        return found
+    if not stamp:
+        found = find_network(text, lowered) or find_home_path(text, home)
+        if found is not None:
+            return found
     if names is not None and names.search(text) is not None:
         return PRIVATE_NAME
     return None
+
+
+def _judge_fields(
+    fields: Sequence[tuple[str, str]],
+    private_names: Sequence[str],
+    *,
+    home: str | None = None,
+    stamp: bool = False,
+) -> Finding | None:
+    """The first finding in `fields`, each `(field, text)`; refuses when the gate cannot judge."""
+    from abcd.errors import Refused
+
+    try:
+        names = names_matcher(private_names)
+        for field, text in fields:
+            kind = judge_text(text, names=names, home=home, stamp=stamp)
+            if kind is not None:
+                return Finding(kind, field)
+    except GateUnavailable as err:
+        raise Refused(GATE_UNAVAILABLE, detail=err.reason) from None
+    except Exception as err:
+        # Never let a bug pass a note unjudged; name the error's type, not its message.
+        raise Refused(GATE_UNAVAILABLE, detail=f"internal error ({type(err).__name__})") from None
+    return None
+
+
+def judge_stamps(
+    stamps: Sequence[tuple[str, str | None]], *, private_names: Sequence[str] = ()
+) -> Finding | None:
+    """The first finding in a write's stamps (`--by`, `--session`), each `(field, value)`.
+
+    A stamp goes into the append-only journal for ever, so it passes the
+    secret table and the private names. It is an identifier, not prose, so
+    the network checks do not run: a UUID session id stays allowed. Raises
+    `abcd.errors.Refused("gate unavailable", ...)` when the gate cannot judge.
+    """
+    fields = [(field, value) for field, value in stamps if value]
+    return _judge_fields(fields, private_names, stamp=True)
 
 
 def judge_note(
@@ -67,20 +110,7 @@ def judge_note(
     `$HOME` to refuse (`None`, `''` or `'/'` skip that check). Raises
     `abcd.errors.Refused("gate unavailable", ...)` when the gate cannot judge.
     """
-    from abcd.errors import Refused
-
     words: Sequence[str] = (recall,) if isinstance(recall, str) else recall
     fields = [("title", title), ("body", body)]
     fields += [(f"recall[{i}]", word) for i, word in enumerate(words)]
-    try:
-        names = names_matcher(private_names)
-        for field, text in fields:
-            kind = judge_text(text, names=names, home=home)
-            if kind is not None:
-                return Finding(kind, field)
-    except GateUnavailable as err:
-        raise Refused(GATE_UNAVAILABLE, detail=err.reason) from None
-    except Exception as err:
-        # Never let a bug pass a note unjudged; name the error's type, not its message.
-        raise Refused(GATE_UNAVAILABLE, detail=f"internal error ({type(err).__name__})") from None
-    return None
+    return _judge_fields(fields, private_names, home=home)

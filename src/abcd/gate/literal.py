@@ -13,7 +13,11 @@ log the value they judge.
 from __future__ import annotations
 
 from abcd.gate.compiled import compiled
-from abcd.gate.limits import GENERIC_ENTROPY_MIN, GENERIC_VALUE_MIN_CHARS
+from abcd.gate.limits import (
+    GENERIC_ENTROPY_MIN,
+    GENERIC_VALUE_MIN_CHARS,
+    RANDOM_LETTERS_MIN_CHARS,
+)
 
 # Characters that start a reference rather than a value: `$VAR`, `${VAR}`,
 # `<placeholder>`, `{{ template }}`, `%VAR%`.
@@ -31,6 +35,16 @@ _SNAKE = (
 # Version numbers, optionally after a name: `3.11.7`, `v2.10.1`, `python3.11.7`, `1.2.0-rc1`.
 _VERSION = r"(?a)[A-Za-z]{0,16}[-_]?v?[0-9]{1,4}(?:\.[0-9]{1,4}){1,3}(?:[-+.][A-Za-z0-9.]{1,16})?"
 
+_PERCENT_VAR = r"(?a)%[A-Za-z_][A-Za-z0-9_]{0,99}%"
+# A word's case: lower, UPPER, Capitalised, or camelCase/PascalCase parts.
+_WORD_CASE = r"(?a)[A-Z]{1,2000}|[A-Za-z][a-z]{0,1999}(?:[A-Z][a-z]{1,1999}){0,100}"
+# An environment variable's name: upper-case letters, digits and underscores.
+_ENV_NAME = r"(?a)[A-Z][A-Z0-9_]{0,99}"
+# Words that stand in for a password in examples (gitleaks' curl-auth-user allowlist).
+_PLACEHOLDER_PASSWORDS = frozenset(
+    ("changeit", "changeme", "pass", "password", "passwd", "pwd", "test", "token", "secret")
+)
+
 
 def shannon_entropy(value: str) -> float:
     """Bits per character of `value`'s character distribution (0.0 for an empty string)."""
@@ -45,14 +59,44 @@ def shannon_entropy(value: str) -> float:
     return -sum((c / n) * math.log2(c / n) for c in counts.values())
 
 
+def _starts_reference(value: str) -> bool:
+    # `%` starts a reference only as `%NAME%`: a percent-encoded value (`%21x...`) is a value.
+    if value[0] == "%":
+        return compiled("literal-percent-var", _PERCENT_VAR).fullmatch(value) is not None
+    return value[0] in _REFERENCE_STARTS or value.startswith("~/")  # a path under home
+
+
+def looks_random_letters(value: str) -> bool:
+    """True when a value of letters only reads as random rather than as a word or a name.
+
+    A word or an identifier has vowels (a quarter of its letters or more), no
+    run of five consonants, and its case follows a word's shape (`lower`,
+    `UPPER`, `Capitalised`, `camelCase`); a value that breaks any of these and
+    is at least `RANDOM_LETTERS_MIN_CHARS` long with entropy at or above the
+    floor reads as random (`kXqPzLmWvRtBnHy`).
+    """
+    if len(value) < RANDOM_LETTERS_MIN_CHARS or not value.isalpha() or not value.isascii():
+        return False
+    if shannon_entropy(value) < GENERIC_ENTROPY_MIN:
+        return False
+    lowered = value.lower()
+    vowels = sum(ch in "aeiouy" for ch in lowered)
+    run = longest = 0
+    for ch in lowered:
+        run = 0 if ch in "aeiouy" else run + 1
+        longest = max(longest, run)
+    word_case = compiled("literal-word-case", _WORD_CASE).fullmatch(value) is not None
+    return vowels * 4 < len(value) or longest >= 5 or not word_case
+
+
 def is_reference(value: str, following: str = "") -> bool:
     """True when `value` names or looks up a secret rather than holding one."""
-    if not value or value[0] in _REFERENCE_STARTS:
+    if not value or _starts_reference(value):
         return True
     if following[:1] and following[0] in _CALL_OR_LOOKUP:
         return True
     if compiled("literal-wordish", _WORDISH).fullmatch(value):
-        return True
+        return not looks_random_letters(value)
     if compiled("literal-snake", _SNAKE).fullmatch(value):
         return True
     return compiled("literal-version", _VERSION).fullmatch(value) is not None
@@ -68,8 +112,13 @@ def is_literal_secret(value: str, following: str = "") -> bool:
 
 
 def is_placeholder_password(value: str) -> bool:
-    """True when the password part of a URL is a placeholder or a masked value, not a password."""
-    if not value or value[0] in _REFERENCE_STARTS:
+    """True when a password given outright (in a URL, after `-u user:`, `--password`) is a
+    placeholder, a masked value or the name of one, not a password."""
+    if not value or _starts_reference(value):
         return True
+    if value.lower() in _PLACEHOLDER_PASSWORDS:
+        return True
+    if compiled("literal-env-name", _ENV_NAME).fullmatch(value):
+        return True  # `--password DB_PASSWORD`: the name of a variable, written bare
     # `****`, `xxxx`: a password shown masked.
     return len(set(value.lower())) == 1 and value[0] in "*x."

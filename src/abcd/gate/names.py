@@ -7,8 +7,11 @@ worktree the caller passes both this checkout and the primary checkout
 guarded layer (`abcd.trust.Checkout`): one that another account owns, or in
 a checkout another account owns, cannot be read.
 
-A name matches whole-word and case-insensitively; a name of several words
-matches across any run of whitespace (`Acme  Corp` on two lines still matches).
+A name matches whole-word and case-insensitively, also where it is glued
+into an identifier (`acme_deploy`, `AcmeClient`, `getAcmeClient`, `acme2`);
+a name of several words matches across any run of whitespace, one `_`, `-`
+or `.`, or nothing (`Acme  Corp` on two lines, `acme_corp`, `AcmeCorp`).
+Names and text are both folded (`abcd.gate.fold`) before they are compared.
 
 Invariant: a list that exists but cannot be read refuses (the gate cannot
 run without it); an absent list contributes nothing. Neither the names nor
@@ -84,6 +87,16 @@ def load_private_names(checkouts: Sequence[str | PathLike[str]]) -> list[str]:
     return names
 
 
+# Where a name may start and end: at a word's edge as before, and also where an
+# identifier joins words (`acme_deploy`, `deploy-acme`, `AcmeClient`,
+# `getAcmeClient`, `acme2`), so a name glued into an identifier is still seen.
+# Case is judged by the scoped `(?-i:...)`: `announce` holds no name `Ann`.
+_STARTS = r"(?:(?<![^\W_])|(?-i:(?<=[a-z0-9])(?=[A-Z]))|(?<=[0-9])(?=[^\W\d_]))"
+_ENDS = r"(?:(?![^\W_])|(?-i:(?<=[a-z])(?=[A-Z0-9]))|(?<=[^\W\d_])(?=[0-9]))"
+# Between the words of a name: any whitespace, one `_`, `-` or `.`, or nothing
+# (`Acme Corp` in `acme_corp`, `AcmeCorp`, `acmecorp`).
+_WORD_GAP = r"(?:\s{1,64}|[_.-]?)"
+
 _MATCHERS: dict[tuple[str, ...], re.Pattern[str] | None] = {}
 
 
@@ -94,13 +107,16 @@ def names_matcher(names: Sequence[str]) -> re.Pattern[str] | None:
         return _MATCHERS[key]
     import re
 
-    words = sorted({" ".join(n.split()) for n in names if n.strip()}, key=len, reverse=True)
+    from abcd.gate.fold import fold
+
+    folded = (" ".join(fold(n).split()) for n in names if n.strip())
+    words = sorted({w for w in folded if w}, key=len, reverse=True)
     if not words:
         matcher = None
     else:
-        alternatives = "|".join(r"\s+".join(re.escape(w) for w in n.split(" ")) for n in words)
+        alternatives = "|".join(_WORD_GAP.join(re.escape(w) for w in n.split(" ")) for n in words)
         try:
-            matcher = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+            matcher = re.compile(rf"{_STARTS}(?:{alternatives}){_ENDS}", re.IGNORECASE)
         except (re.error, RecursionError, OverflowError):
             raise GateUnavailable("private names do not compile") from None
     _MATCHERS.clear()  # one list per process in practice; keep only the latest

@@ -34,20 +34,21 @@ PRIVATE_HOST = "network: private host"
 
 # The local part is not glued to `$` (`$USER@host`, `:$TOKEN@host` are variables).
 _EMAIL = (
-    r"(?a)(?<![A-Za-z0-9_.%+$-])([A-Za-z0-9_.%+-]{1,64})@"
+    r"(?a)(?<![\w.%+$-])([\w.%+-]{1,64})@"
     r"((?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63})(?![A-Za-z0-9-])"
 )
+# An optional `/prefix` after the address: a network written in CIDR form.
 _IPV4 = (
-    r"(?a)(?<![A-Za-z0-9_.])([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})"
-    r"(?![A-Za-z0-9_]|\.[0-9])"
+    r"(?a)(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})"
+    r"(?:/(\d{1,2})(?!\d))?(?!\w|\.\d)"
 )
 # Runs of hex digits and colons holding `::` or eight groups, optionally ending
 # in a dotted IPv4 part and a zone; not glued to a word (`std::vector` never starts one).
 _IPV6 = (
-    r"(?a)(?<![A-Za-z0-9_:.])"
+    r"(?a)(?<![\w:.])"
     r"(?=[0-9A-Fa-f:]{0,39}::|(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f])"
-    r"[0-9A-Fa-f:]{2,39}(?:(?<=:)[0-9]{1,3}(?:\.[0-9]{1,3}){3})?"
-    r"(?:%[A-Za-z0-9_.-]{1,16})?(?![A-Za-z0-9_:]|\.[0-9])"
+    r"[0-9A-Fa-f:]{2,39}(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?"
+    r"(?:%[\w.-]{1,16})?(?![\w:]|\.\d)"
 )
 _MAC = (
     r"(?a)(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}"
@@ -67,9 +68,9 @@ _PRIVATE_SUFFIXES = ("internal", "intranet", "localdomain", "corp", "lan", "loca
 # end Python names (`threading.local`, `settings.local`), so outside a URL
 # those two are refused only with a port (`printer.local:631`).
 _BARE_HOST = (
-    r"(?ai)(?<![A-Za-z0-9_.@-])(?:[a-z0-9-]{1,63}\.){1,8}"
+    r"(?ai)(?<![\w.@-])(?:[a-z0-9-]{1,63}\.){1,8}"
     r"(internal|intranet|localdomain|corp|lan|local|home)"
-    r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])(:[0-9]{1,5}(?![0-9]))?"
+    r"(?![\w-]|\.[^\W_])(:\d{1,5}(?!\d))?"
 )
 _PORT_ONLY_SUFFIXES = ("local", "home")
 
@@ -127,10 +128,25 @@ def _octets(parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
     return a, b, c, d
 
 
+def _is_network_range(octets: tuple[int, int, int, int], prefix: str | None) -> bool:
+    """True for a CIDR range that names a network, not a host: `10.0.0.0/16` (host bits zero).
+
+    A prefix of /31 or /32 names one or two hosts; an address with host bits
+    set (`10.1.2.3/24`) is an interface's own address, so both stay refused.
+    """
+    if prefix is None or not 0 <= int(prefix) <= 30:
+        return False
+    a, b, c, d = octets
+    value = (a << 24) | (b << 16) | (c << 8) | d
+    return value & ((1 << (32 - int(prefix))) - 1) == 0
+
+
 def _ipv4(text: str) -> bool:
     for m in compiled("ipv4", _IPV4).finditer(text):
-        octets = _octets(m.groups())
-        if octets is not None and ipv4_identifies(octets):
+        octets = _octets(m.groups()[:4])
+        if octets is None or _is_network_range(octets, m.group(5)):
+            continue
+        if ipv4_identifies(octets):
             return True
     return False
 

@@ -10,6 +10,8 @@ the expressions are our own. Each rule has:
   text before the rule's expression runs (the prefilter: most notes hold none,
   so most rules are never compiled, let alone run);
 - `pattern`: the expression, flags inline, every quantifier bounded;
+- `cased`: the keywords are looked for in upper case in the text as written
+  (`SK`, `AC`: two letters that, ignoring case, most prose holds);
 - `confirm`: for rules that see a name and a value, a check that the value is
   a literal secret and not a placeholder, a lookup or a word.
 
@@ -23,7 +25,8 @@ leaves this module.
 from __future__ import annotations
 
 from abcd.gate.compiled import compiled
-from abcd.gate.literal import is_literal_secret, is_placeholder_password
+from abcd.gate.literal import is_literal_secret, is_placeholder_password, looks_random_letters
+from abcd.gate.shape import Shape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,27 +39,52 @@ if TYPE_CHECKING:
 class SecretRule:
     """One row of the table (see the module docstring for the fields)."""
 
-    __slots__ = ("confirm", "id", "keywords", "kind", "pattern", "source")
+    __slots__ = ("_pattern", "cased", "confirm", "id", "keywords", "kind", "shape", "source")
 
     def __init__(
         self,
         id: str,
         kind: str,
         keywords: tuple[str, ...],
-        pattern: str,
+        pattern: str | Shape,
         *,
         source: str = "",
         confirm: Confirm | None = None,
+        cased: bool = False,
     ) -> None:
         self.id = id
+        self.cased = cased
         self.kind = kind
         self.source = source or f"gitleaks:{id}"
         self.keywords = keywords
-        self.pattern = pattern
+        self.shape = pattern if isinstance(pattern, Shape) else None
+        self._pattern = pattern if isinstance(pattern, str) else ""
         self.confirm = confirm
+
+    @property
+    def pattern(self) -> str:
+        """The rule as a regular expression (for a `Shape`, the same shape written as one)."""
+        if self.shape is not None:
+            return self.shape.regex()
+        return self._pattern
 
     def __repr__(self) -> str:
         return f"SecretRule({self.id!r})"
+
+
+def _shaped(
+    id: str,
+    kind: str,
+    shape: Shape,
+    *,
+    keywords: tuple[str, ...] = (),
+    source: str = "",
+    cased: bool = False,
+) -> SecretRule:
+    """A rule that is a `Shape`; its keywords are its prefixes, lower-cased, unless given
+    (a stem the prefixes share keeps the list short)."""
+    keywords = keywords or tuple(dict.fromkeys(p.lower() for p in shape.prefixes))
+    return SecretRule(id, kind, keywords, shape, source=source, cased=cased)
 
 
 def _not_aws_example(text: str, match: re.Match[str]) -> bool:
@@ -69,10 +97,55 @@ def _literal_value(text: str, match: re.Match[str]) -> bool:
 
 
 def _real_password(text: str, match: re.Match[str]) -> bool:
-    return not is_placeholder_password(match.group(1))
+    value = match.group(1)
+    if value.split("?", 1)[0].split("#", 1)[0].isdigit():
+        return False  # `host:8080?q=a@b`: a port and a query, not a password
+    return not is_placeholder_password(value)
 
+
+def _flag_password(text: str, match: re.Match[str]) -> bool:
+    # After a flag the value may be prose (`pass --password to set it`): a
+    # plain word passes unless it reads as random letters.
+    value = match.group(1)
+    if value.isalpha() and not looks_random_letters(value):
+        return False
+    return _real_password(text, match)
+
+
+def _literal_cookie(text: str, match: re.Match[str]) -> bool:
+    return is_literal_secret(match.group(1), text[match.end(1) : match.end(1) + 1])
+
+
+# The last word of a name that says what the value is when it is not the
+# secret itself: a count, a digest, a name, a path, a time (`input_tokens`,
+# `token_sha`, `secret_name`, `password_hash`, `key_file`, `token_ttl`).
+_NOT_SECRET_WORDS = frozenset(
+    (
+        *("tokens", "count", "counts", "len", "length", "size", "limit", "max", "min", "budget"),
+        *("hash", "hashes", "hashed", "digest", "sha", "sha1", "sha256", "md5", "checksum"),
+        *("name", "names", "file", "path", "dir", "url", "uri", "id", "ids", "type", "kind"),
+        *("env", "var", "ttl", "expiry", "expires", "at", "header", "field", "format", "prefix"),
+        *("version", "rotation", "arn", "ref", "label", "policy", "algorithm", "alg", "usage"),
+    )
+)
+
+
+def _assigned_secret(text: str, match: re.Match[str]) -> bool:
+    name, value = match.group(1), match.group(2)
+    last = compiled("name-last-word", _LAST_WORD).search(name)
+    if last is not None and last.group(0).lower() in _NOT_SECRET_WORDS:
+        return False
+    if "EXAMPLE" in value:
+        return False  # AWS's documentation keys (`...EXAMPLE`, `...EXAMPLEKEY`)
+    return is_literal_secret(value, text[match.end(2) : match.end(2) + 1])
+
+
+# The last word of a snake, kebab, dotted or camelCase name.
+_LAST_WORD = r"(?a)(?:[A-Z]?[a-z0-9]{1,40}|[A-Z0-9]{1,40})$"
 
 _B62 = "A-Za-z0-9"
+_W = "A-Za-z0-9_"  # what `\b` calls a word character
+_HEX = "a-f0-9"
 _B64URL = "A-Za-z0-9_-"
 
 GITHUB = "secret: github token"
@@ -90,145 +163,140 @@ RULES: tuple[SecretRule, ...] = (
         r"(?a)\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b",
         confirm=_not_aws_example,
     ),
-    SecretRule(
-        "gcp-api-key",
-        "secret: gcp api key",
-        ("aiza",),
-        rf"(?a)(?<![{_B64URL}])AIza[{_B64URL}]{{35}}",
-    ),
+    _shaped("gcp-api-key", "secret: gcp api key", Shape(("AIza",), _B64URL, 35, before=_B64URL)),
     SecretRule(
         "azure-ad-client-secret",
         "secret: azure client secret",
         ("q~",),
-        r"(?a)(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+        r"(?a)(?<![\w~.-])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])",
     ),
-    SecretRule(
-        "digitalocean-pat", "secret: digitalocean token", ("dop_v1_",), r"(?a)dop_v1_[a-f0-9]{64}"
+    _shaped("digitalocean-pat", "secret: digitalocean token", Shape(("dop_v1_",), _HEX, 64)),
+    _shaped(
+        "digitalocean-access-token", "secret: digitalocean token", Shape(("doo_v1_",), _HEX, 64)
     ),
-    SecretRule(
-        "digitalocean-access-token",
-        "secret: digitalocean token",
-        ("doo_v1_",),
-        r"(?a)doo_v1_[a-f0-9]{64}",
+    _shaped(
+        "databricks-api-token", "secret: databricks token", Shape(("dapi",), _HEX, 32, before=_W)
     ),
-    SecretRule(
-        "databricks-api-token",
-        "secret: databricks token",
-        ("dapi",),
-        r"(?a)\bdapi[a-f0-9]{32}",
+    _shaped(
+        "vault-service-token", "secret: vault token", Shape(("hvs.",), _B64URL, 90, 120, before=_W)
     ),
-    SecretRule(
-        "vault-service-token",
-        "secret: vault token",
-        ("hvs.",),
-        rf"(?a)\bhvs\.[{_B64URL}]{{90,120}}",
-    ),
-    SecretRule(
-        "doppler-api-token", "secret: doppler token", ("dp.pt.",), r"(?ai)dp\.pt\.[a-z0-9]{43}"
+    _shaped(
+        "doppler-api-token",
+        "secret: doppler token",
+        Shape(("dp.pt.",), "a-z0-9", 43, fold_case=True),
     ),
     # --- version control
-    SecretRule("github-pat", GITHUB, ("ghp_",), rf"(?a)ghp_[{_B62}]{{36}}"),
-    SecretRule("github-oauth", GITHUB, ("gho_",), rf"(?a)gho_[{_B62}]{{36}}"),
-    SecretRule("github-app-token", GITHUB, ("ghu_", "ghs_"), rf"(?a)(?:ghu|ghs)_[{_B62}]{{36}}"),
-    SecretRule("github-refresh-token", GITHUB, ("ghr_",), rf"(?a)ghr_[{_B62}]{{36}}"),
-    SecretRule(
-        "github-fine-grained-pat", GITHUB, ("github_pat_",), r"(?a)github_pat_[A-Za-z0-9_]{82}"
-    ),
-    SecretRule("gitlab-pat", GITLAB, ("glpat-",), rf"(?a)glpat-[{_B64URL}]{{20}}"),
-    SecretRule("gitlab-ptt", GITLAB, ("glptt-",), r"(?a)glptt-[0-9a-f]{40}"),
-    SecretRule("gitlab-rrt", GITLAB, ("gr1348941",), rf"(?a)GR1348941[{_B64URL}]{{20}}"),
-    SecretRule("gitlab-deploy-token", GITLAB, ("gldt-",), rf"(?a)gldt-[{_B64URL}]{{20}}"),
-    SecretRule(
-        "gitlab-runner-authentication-token", GITLAB, ("glrt-",), rf"(?a)glrt-[{_B64URL}]{{20}}"
-    ),
-    SecretRule("gitlab-feed-token", GITLAB, ("glft-",), rf"(?a)glft-[{_B64URL}]{{20}}"),
-    SecretRule("gitlab-scim-token", GITLAB, ("glsoat-",), rf"(?a)glsoat-[{_B64URL}]{{20}}"),
-    SecretRule("gitlab-oauth-app-secret", GITLAB, ("gloas-",), rf"(?a)gloas-[{_B64URL}]{{64}}"),
+    _shaped("github-pat", GITHUB, Shape(("ghp_",), _B62, 36)),
+    _shaped("github-oauth", GITHUB, Shape(("gho_",), _B62, 36)),
+    _shaped("github-app-token", GITHUB, Shape(("ghu_", "ghs_"), _B62, 36)),
+    _shaped("github-refresh-token", GITHUB, Shape(("ghr_",), _B62, 36)),
+    _shaped("github-fine-grained-pat", GITHUB, Shape(("github_pat_",), _W, 82)),
+    _shaped("gitlab-pat", GITLAB, Shape(("glpat-",), _B64URL, 20)),
+    _shaped("gitlab-ptt", GITLAB, Shape(("glptt-",), "0-9a-f", 40)),
+    _shaped("gitlab-rrt", GITLAB, Shape(("GR1348941",), _B64URL, 20)),
+    _shaped("gitlab-deploy-token", GITLAB, Shape(("gldt-",), _B64URL, 20)),
+    _shaped("gitlab-runner-authentication-token", GITLAB, Shape(("glrt-",), _B64URL, 20)),
+    _shaped("gitlab-feed-token", GITLAB, Shape(("glft-",), _B64URL, 20)),
+    _shaped("gitlab-scim-token", GITLAB, Shape(("glsoat-",), _B64URL, 20)),
+    _shaped("gitlab-oauth-app-secret", GITLAB, Shape(("gloas-",), _B64URL, 64)),
     SecretRule(
         "gitlab-cicd-job-token",
         GITLAB,
         ("glcbt-",),
-        rf"(?a)glcbt-[{_B62}]{{1,5}}_[{_B64URL}]{{20}}",
+        r"(?a)glcbt-[^\W_]{1,5}_[\w-]{20}",
     ),
-    SecretRule("gitlab-incoming-mail-token", GITLAB, ("glimt-",), rf"(?a)glimt-[{_B64URL}]{{25}}"),
-    SecretRule(
-        "gitlab-kubernetes-agent-token", GITLAB, ("glagent-",), rf"(?a)glagent-[{_B64URL}]{{50}}"
-    ),
-    SecretRule(
-        "gitlab-feature-flag-client-token", GITLAB, ("glffct-",), rf"(?a)glffct-[{_B64URL}]{{20}}"
-    ),
+    _shaped("gitlab-incoming-mail-token", GITLAB, Shape(("glimt-",), _B64URL, 25)),
+    _shaped("gitlab-kubernetes-agent-token", GITLAB, Shape(("glagent-",), _B64URL, 50)),
+    _shaped("gitlab-feature-flag-client-token", GITLAB, Shape(("glffct-",), _B64URL, 20)),
     # --- chat
-    SecretRule("slack-bot-token", SLACK, ("xoxb-",), rf"(?a)xoxb-[0-9]{{8,14}}-[{_B62}-]{{8,100}}"),
+    SecretRule("slack-bot-token", SLACK, ("xoxb-",), rf"(?a)xoxb-\d{{8,14}}-[{_B62}-]{{8,100}}"),
     SecretRule(
         "slack-user-token",
         SLACK,
         ("xoxp-", "xoxe-"),
-        rf"(?a)xox[pe]-[0-9]{{8,14}}-[0-9]{{8,14}}-[{_B62}-]{{8,100}}",
+        rf"(?a)xox[pe]-\d{{8,14}}-\d{{8,14}}-[{_B62}-]{{8,100}}",
     ),
     SecretRule(
         "slack-legacy-token",
         SLACK,
         ("xoxo-", "xoxs-"),
-        r"(?a)xox[os]-[0-9]{1,14}-[0-9]{1,14}-[0-9]{1,14}-[a-fA-F0-9]{8,64}",
+        r"(?a)xox[os]-\d{1,14}-\d{1,14}-\d{1,14}-[a-fA-F0-9]{8,64}",
     ),
     SecretRule(
         "slack-legacy-workspace-token",
         SLACK,
         ("xoxa-", "xoxr-"),
-        rf"(?a)xox[ar]-(?:[0-9]-)?[{_B62}]{{8,48}}",
+        r"(?a)xox[ar]-(?:\d-)?[^\W_]{8,48}",
     ),
     SecretRule(
         "slack-app-token",
         SLACK,
         ("xapp-",),
-        r"(?ai)xapp-[0-9]-[A-Z0-9]{4,32}-[0-9]{4,32}-[A-Z0-9]{8,128}",
+        r"(?ai)xapp-\d-[A-Z0-9]{4,32}-\d{4,32}-[A-Z0-9]{8,128}",
     ),
-    SecretRule(
+    _shaped(
         "slack-config-access-token",
         SLACK,
-        ("xoxe.xoxb-", "xoxe.xoxp-"),
-        r"(?ai)xoxe\.xox[bp]-[0-9]-[A-Z0-9]{150,170}",
+        Shape(
+            tuple(f"xoxe.xox{t}-{d}-" for t in "bp" for d in "0123456789"),
+            "A-Z0-9",
+            150,
+            170,
+            fold_case=True,
+        ),
+        keywords=("xoxe.xoxb-", "xoxe.xoxp-"),
     ),
-    SecretRule(
-        "slack-config-refresh-token", SLACK, ("xoxe-",), r"(?ai)xoxe-[0-9]-[A-Z0-9]{140,150}"
+    _shaped(
+        "slack-config-refresh-token",
+        SLACK,
+        Shape(tuple(f"xoxe-{d}-" for d in "0123456789"), "A-Z0-9", 140, 150, fold_case=True),
+        keywords=("xoxe-",),
     ),
-    SecretRule(
+    _shaped(
         "slack-webhook-url",
         "secret: slack webhook url",
-        ("hooks.slack.com",),
-        r"(?ai)hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,120}",
+        Shape(
+            tuple(f"hooks.slack.com/{p}/" for p in ("services", "workflows", "triggers")),
+            "A-Za-z0-9+/_-",
+            20,
+            120,
+            fold_case=True,
+        ),
+        keywords=("hooks.slack.com",),
     ),
     # --- payment and commerce
-    SecretRule(
+    _shaped(
         "stripe-access-token",
         "secret: stripe key",
-        ("sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"),
-        rf"(?a)(?<![{_B62}])(?:sk|rk)_(?:test|live|prod)_[{_B62}]{{10,99}}",
+        Shape(
+            ("sk_test_", "sk_live_", "sk_prod_", "rk_test_", "rk_live_", "rk_prod_"),
+            _B62,
+            10,
+            99,
+            before=_B62,
+        ),
+        keywords=("sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"),
     ),
-    SecretRule(
-        "shopify-access-token", "secret: shopify token", ("shpat_",), r"(?a)shpat_[a-fA-F0-9]{32}"
-    ),
-    SecretRule(
-        "shopify-shared-secret", "secret: shopify token", ("shpss_",), r"(?a)shpss_[a-fA-F0-9]{32}"
-    ),
+    _shaped("shopify-access-token", "secret: shopify token", Shape(("shpat_",), "a-fA-F0-9", 32)),
+    _shaped("shopify-shared-secret", "secret: shopify token", Shape(("shpss_",), "a-fA-F0-9", 32)),
     SecretRule(
         "sendgrid-api-token",
         "secret: sendgrid api key",
         ("sg.",),
-        rf"(?a)\bSG\.[{_B64URL}]{{20,24}}\.[{_B64URL}]{{40,45}}",
+        r"(?a)\bSG\.[\w-]{20,24}\.[\w-]{40,45}",
     ),
     # --- AI providers
     SecretRule(
         "anthropic-admin-api-key",
         "secret: anthropic api key",
         ("sk-ant-",),
-        rf"(?a)sk-ant-admin[0-9]{{2}}-[{_B64URL}]{{32,200}}",
+        r"(?a)sk-ant-admin\d{2}-[\w-]{32,200}",
     ),
     SecretRule(
         "anthropic-api-key",
         "secret: anthropic api key",
         ("sk-ant-",),
-        rf"(?a)sk-ant-[a-z]{{2,8}}[0-9]{{2}}-[{_B64URL}]{{32,200}}",
+        r"(?a)sk-ant-[a-z]{2,8}\d{2}-[\w-]{32,200}",
     ),
     SecretRule(
         "openai-api-key",
@@ -236,63 +304,147 @@ RULES: tuple[SecretRule, ...] = (
         ("sk-",),
         # project, service-account and admin keys; the legacy key with the
         # T3BlbkFJ marker; and the older legacy key, `sk-` and 32 to 64 alphanumerics.
-        rf"(?a)(?<![{_B64URL}])sk-(?:(?:proj|svcacct|admin)-[{_B64URL}]{{40,300}}"
-        rf"|[{_B62}]{{20}}T3BlbkFJ[{_B62}]{{20}}"
-        rf"|[{_B62}]{{32,64}}(?![{_B64URL}]))",
+        r"(?a)(?<![\w-])sk-(?:(?:proj|svcacct|admin)-[\w-]{40,300}"
+        r"|[^\W_]{20}T3BlbkFJ[^\W_]{20}"
+        r"|[^\W_]{32,64}(?![\w-]))",
     ),
-    SecretRule(
+    _shaped(
         "huggingface-access-token",
         "secret: hugging face token",
-        ("hf_",),
-        rf"(?a)(?<![{_B62}_])hf_[{_B62}]{{34}}",
+        Shape(("hf_",), _B62, 34, before=_W),
     ),
-    SecretRule(
+    _shaped(
         "huggingface-organization-api-token",
         "secret: hugging face token",
-        ("api_org_",),
-        rf"(?a)(?<![{_B62}_])api_org_[{_B62}]{{34}}",
+        Shape(("api_org_",), _B62, 34, before=_W),
     ),
     # --- package registries
-    SecretRule(
-        "npm-access-token",
-        "secret: npm token",
-        ("npm_",),
-        rf"(?a)(?<![{_B62}_])npm_[{_B62}]{{36}}",
-    ),
-    SecretRule(
+    _shaped("npm-access-token", "secret: npm token", Shape(("npm_",), _B62, 36, before=_W)),
+    _shaped(
         "pypi-upload-token",
         "secret: pypi token",
-        ("pypi-age",),
         # The macaroon's first bytes are base64 of its location: pypi.org or test.pypi.org.
-        rf"(?a)pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[{_B64URL}]{{50,1000}}",
+        Shape(("pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"), _B64URL, 50, 1000),
+        keywords=("pypi-age",),
     ),
     # --- keys and signed tokens
     SecretRule(
         "private-key",
         "secret: private key",
-        ("-----begin",),
+        ("---begin", "--- begin"),
         # The header alone is enough: a note has no reason to hold any part of a key.
-        r"(?ai)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
+        # Three to five dashes, a space or none (`---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`).
+        r"(?ai)-{3,5} ?BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)? ?-{3,5}",
     ),
-    SecretRule(
+    _shaped(
         "age-secret-key",
         "secret: age secret key",
-        ("age-secret-key-1",),
-        r"(?a)AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        Shape(("AGE-SECRET-KEY-1",), "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
     ),
     SecretRule(
         "jwt",
         "secret: jwt",
         # The header ends where the payload begins: `.ey` (base64 of `{"`) is rare in prose.
         (".ey",),
-        rf"(?a)(?<![{_B64URL}])ey[{_B64URL}]{{17,2000}}\.ey[{_B64URL}]{{17,4000}}",
+        r"(?a)(?<![\w-])ey[\w-]{17,2000}\.ey[\w-]{17,4000}",
+    ),
+    SecretRule(
+        "der-private-key",
+        "secret: private key",
+        ("mii", "mig", "caq"),
+        # A private key's DER body, base64 without its PEM header (`PRIVATE_KEY=MII...`):
+        # a SEQUENCE whose first element is the version INTEGER 0 or 1 (PKCS#1,
+        # PKCS#8, SEC1), in its long, 0x81 and short length forms. Public keys
+        # and certificates start with a SEQUENCE instead (`MIIBIjAN`, `MIIDXTCC`).
+        r"(?a)(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA[AD]|MIG[A-Za-z0-9+/]AgE[AB]"
+        r"|M[A-Za-z0-9+/]{2}CAQ[AE])[A-Za-z0-9+/]{40,4000}",
+        source="abcd:der-private-key",
+    ),
+    _shaped(
+        "openssh-private-key-body",
+        "secret: private key",
+        # An OpenSSH private key's body without its header: base64 of `openssh-key-v1` and a NUL.
+        Shape(("b3BlbnNzaC1rZXktdjE",), "A-Za-z0-9+/=", 20, 4000),
+        source="abcd:openssh-private-key-body",
+    ),
+    SecretRule(
+        "putty-private-key",
+        "secret: private key",
+        ("putty-user-key-file-",),
+        # A PuTTY key file's first line, like a PEM header, is enough.
+        r"(?ai)PuTTY-User-Key-File-\d{1,2}:",
+        source="abcd:putty-private-key",
+    ),
+    SecretRule(
+        "azure-storage-key",
+        "secret: azure storage key",
+        ("accountkey=", "sharedaccesskey="),
+        r"(?ai)(?:AccountKey=[A-Za-z0-9+/]{86}==|SharedAccessKey=[A-Za-z0-9+/=]{40,50})",
+        source="detect-secrets:AzureStorageKeyDetector",
+    ),
+    _shaped(
+        "azure-sas-token",
+        "secret: azure sas signature",
+        # A shared access signature's `sig=` parameter: base64 of an HMAC-SHA256,
+        # percent-encoded or not, after `?`, `&` or `;`.
+        Shape(("?sig=", "&sig=", ";sig="), "A-Za-z0-9%+/=", 40, 120),
+        keywords=("sig=",),
+        source="abcd:azure-sas-token",
+    ),
+    _shaped(
+        "stripe-webhook-secret",
+        "secret: stripe key",
+        Shape(("whsec_",), "A-Za-z0-9+/=", 32, 88, before=_W),
+        source="abcd:stripe-webhook-secret",
+    ),
+    _shaped(
+        "gcp-oauth-client-secret",
+        "secret: google oauth client secret",
+        Shape(("GOCSPX-",), _B64URL, 28),
+        source="abcd:gcp-oauth-client-secret",
+    ),
+    _shaped(
+        "twilio-api-key",
+        "secret: twilio key",
+        Shape(("SK",), "0-9a-fA-F", 32, before=_B62, after=_B62),
+        cased=True,
+    ),
+    _shaped(
+        "twilio-account-sid",
+        "secret: twilio key",
+        Shape(("AC",), "0-9a-f", 32, before=_B62, after=_B62),
+        source="detect-secrets:TwilioKeyDetector",
+        cased=True,
+    ),
+    SecretRule(
+        "telegram-bot-api-token",
+        "secret: telegram bot token",
+        (":a",),
+        # gitleaks wants `telegr` nearby; the shape alone is specific enough.
+        r"(?a)(?<!\d)\d{5,16}:A[\w-]{34}(?![\w-])",
+        cased=True,
+    ),
+    _shaped(
+        "mailgun-private-api-token",
+        "secret: mailgun key",
+        # gitleaks wants `mailgun` nearby; `key-` and 32 hex is specific enough.
+        Shape(("key-",), "0-9a-f", 32, before=_B64URL, after=_B64URL),
+    ),
+    SecretRule(
+        "mailgun-signing-key",
+        "secret: mailgun key",
+        ("mailgun",),
+        r"(?ai)mailgun[\w.-]{0,40}[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
+        r"[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}",
     ),
     # --- a name and a value
     SecretRule(
         "url-password",
         "secret: password in url",
         ("://",),
-        r"""(?ai)\b[a-z][a-z0-9+.-]{0,30}://[^\s:/?#@"'<>]{0,128}:([^\s/?#@"'<>]{1,256})@""",
+        # The password may hold `?`, `#` and `:` (written raw, as people do) or be
+        # percent-encoded; it ends at the last `@` before the host.
+        r"""(?ai)\b[a-z][a-z0-9+.-]{0,30}://[^\s:/?#@"'<>]{0,128}:([^\s/@"'<>]{1,256})@""",
         source="detect-secrets:BasicAuthDetector",
         confirm=_real_password,
     ),
@@ -301,9 +453,53 @@ RULES: tuple[SecretRule, ...] = (
         "secret: authorization header",
         ("authorization",),
         r"""(?ai)\bauthorization["']?[ \t]{0,4}[:=][ \t]{0,4}["']?"""
-        r"(?:bearer|basic|token|digest|apikey)[ \t]{1,4}([A-Za-z0-9+/=_~.-]{8,2000})",
+        r"(?:bearer|basic|token|digest|apikey)[ \t]{1,4}([\w+/=~.-]{8,2000})",
         source="gitleaks:curl-auth-header",
         confirm=_literal_value,
+    ),
+    SecretRule(
+        "curl-auth-user",
+        "secret: password on a command line",
+        ("curl",),
+        # `curl -u user:password` / `--user=user:password`; `-u user` alone prompts.
+        r"""(?a)\bcurl\b[^\n]{0,300}?[ \t](?:-u|--user)(?:=|[ \t]{1,5})["']?"""
+        r"""[^\s:"']{1,128}:([^\s"']{1,256})""",
+        confirm=_real_password,
+    ),
+    SecretRule(
+        "cli-password-flag",
+        "secret: password on a command line",
+        ("-pass", "-pwd"),
+        # `--password X`, `--password=X`, `-password X`, `--db-pass X`; never
+        # `--password-stdin` (a flag of its own) or `--password` alone.
+        r"""(?ai)(?<![\w-])--?(?:[a-z0-9]{1,20}-)?(?:pass(?:w(?:or)?d|phrase)?|pwd)"""
+        r"""(?:=|[ \t]{1,4})["']?([^\s"'-][^\s"']{0,255})""",
+        source="abcd:cli-password-flag",
+        confirm=_flag_password,
+    ),
+    SecretRule(
+        "mysql-password-flag",
+        "secret: password on a command line",
+        ("mysql", "mariadb"),
+        # The MySQL clients take the password glued to `-p` (`-pS3cret`); `-p` alone prompts.
+        r"""(?a)\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb)\b[^\n]{0,300}?"""
+        r"""[ \t]-p["']?([^\s"'-][^\s"']{0,255})""",
+        source="abcd:mysql-password-flag",
+        confirm=_flag_password,
+    ),
+    SecretRule(
+        "session-cookie",
+        "secret: session cookie",
+        ("sess", ".sid", "_sid", "sid=", "sid =", 'sid"', "sid'"),
+        # `Cookie: sessionid=...`, `PHPSESSID=...`, `connect.sid=s%3A...`,
+        # `_gitlab_session=...`, `next-auth.session-token=...`: a session
+        # cookie is a bearer credential; the value must read as a literal. The
+        # match starts at `sess`/`sid`: the name's first part changes nothing.
+        r"""(?ai)(?:sess(?:ion)?|sid)"""
+        r"""(?:[_.-]?(?:id|token|key|cookie))?["']?[ \t]{0,4}=[ \t]{0,4}["']?"""
+        r"([\w%+/=.:~-]{16,512})",
+        source="gitleaks:gitlab-session-cookie",
+        confirm=_literal_cookie,
     ),
     SecretRule(
         "generic-api-key",
@@ -311,29 +507,25 @@ RULES: tuple[SecretRule, ...] = (
         (
             "passw",
             "passphrase",
+            "pwd",
+            "_pass",
+            "-pass",
+            ".pass",
             "secret",
             "token",
             "credential",
-            "apikey",
-            "api_key",
-            "api-key",
-            "api.key",
-            "accesskey",
-            "access_key",
-            "access-key",
-            "access.key",
-            "authkey",
-            "auth_key",
-            "auth-key",
-            "auth.key",
+            "key",
         ),
         # name, up to 40 more name characters, an optional closing quote or
         # bracket, the operator, an optional opening quote, then the value.
-        r"(?ai)(?:passw(?:or)?d|passphrase|secret|token|credentials?"
-        r"|api[_.-]?key|access[_.-]?key|auth[_.-]?key)"
-        r"""[A-Za-z0-9_.-]{0,40}["'\]]{0,2}[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
-        r"([A-Za-z0-9+_~!@#^&*-][A-Za-z0-9+/=_~.!@#$%^&*-]{0,199})",
-        confirm=_literal_value,
+        # `*_key`, `*_pass`, `private_key`, `pwd` are names too: `*_key` is
+        # matched from its separator on (what comes before it changes nothing).
+        r"(?ai)((?:passw(?:or)?d|passphrase|pwd|secret|token|credentials?"
+        r"|(?:api|access|auth|private|secret|signing|encryption|master)[_.-]?key"
+        r"|(?<=[^\W_])[_.-](?:key|pass))"
+        r"""[\w.-]{0,40})["'\]]{0,2}[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
+        r"([\w+~!@#^&*-][\w+/=~.!@#$%^&*-]{0,199})",
+        confirm=_assigned_secret,
     ),
 )
 
@@ -341,7 +533,14 @@ RULES: tuple[SecretRule, ...] = (
 def find_secret(text: str, lowered: str) -> SecretRule | None:
     """The first rule whose shape occurs in `text` (`lowered` is `text.lower()`), else `None`."""
     for rule in RULES:
-        if rule.keywords and not any(k in lowered for k in rule.keywords):
+        if rule.cased:
+            if not any(k.upper() in text for k in rule.keywords):
+                continue
+        elif not any(k in lowered for k in rule.keywords):
+            continue
+        if rule.shape is not None and rule.confirm is None:
+            if rule.shape.search(text, lowered):
+                return rule
             continue
         pattern = compiled(rule.id, rule.pattern)
         if rule.confirm is None:

@@ -34,8 +34,11 @@ def read_object(stdin: Any, max_bytes: int) -> dict[str, Any]:
 
 
 def say(stderr: TextIO, text: str) -> None:
-    """One `abcd memory: ...` line on stderr; a closed stderr is not an error."""
+    """One `abcd memory: ...` line on stderr, control characters shown escaped (`abcd.terminal`);
+    a closed stderr is not an error."""
+    from abcd.terminal import escaped  # only when there is something to say
+
     try:
-        print(f"{TAG}: {text}", file=stderr)
+        print(f"{TAG}: {escaped(text, keep='')}", file=stderr)
     except OSError:
         pass

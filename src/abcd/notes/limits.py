@@ -24,6 +24,11 @@ from abcd.shapes import is_session_id
 _WRITTEN_BY_RE = re.compile(WRITTEN_BY_PATTERN)
 _NOTE_ID_RE = re.compile(NOTE_ID_PATTERN)
 PERSON = "person"
+# Every character that ends a line by Unicode's rule (what `str.splitlines` splits
+# on): LF, VT, FF, CR, the file/group/record separators, NEL, LINE SEPARATOR and
+# PARAGRAPH SEPARATOR. A title holding one could forge a heading or a layer
+# label in the block the hook prints.
+_LINE_BREAKS = frozenset("\n\x0b\x0c\r\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,7 @@ def check_title(title: str) -> str:
     title = title.strip()
     if not title:
         raise _limit("title", "is empty")
-    if "\n" in title or "\r" in title:
+    if any(ch in _LINE_BREAKS for ch in title):
         raise _limit("title", "must be one line")
     if len(title) > TITLE_MAX_CHARS:
         raise _limit("title", f"is {len(title)} characters; the limit is {TITLE_MAX_CHARS}")

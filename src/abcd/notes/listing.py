@@ -15,6 +15,7 @@ from abcd.journal.view import Note
 from abcd.notes.places import places
 from abcd.notes.project import ProjectNote, read_project_notes
 from abcd.repo import Repo
+from abcd.terminal import escaped
 from abcd.trust import Home
 
 THIS_REPOSITORY = "this repository"
@@ -128,7 +129,8 @@ def render(listed: Listed) -> list[str]:
         lines.append(f"  written by {by} at {at}, {session}, origin {entry['origin']}")
         lines.extend(f"  | {body_line}" for body_line in entry["body"].splitlines())
         lines.append("")
-    return lines
+    # A note's text reaches a terminal here: its control characters are shown escaped.
+    return [escaped(line, keep="\t") for line in lines]
 
 
 @dataclass(frozen=True)

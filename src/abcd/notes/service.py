@@ -14,7 +14,7 @@ from pathlib import Path
 
 from abcd.constants import SESSION_ENV
 from abcd.errors import AbcdError, Refused
-from abcd.gate import judge_note, load_private_names
+from abcd.gate import judge_note, judge_stamps, load_private_names
 from abcd.journal import store
 from abcd.journal.events import Event, NoteAdded, NoteRemoved, Origin
 from abcd.journal.view import Note, View
@@ -45,9 +45,23 @@ class Judged:
     root: str | None
 
 
+def _private_names(repo: Repo | None) -> list[str]:
+    return load_private_names(repo.private_names_checkouts()) if repo else []
+
+
+def check_stamps(stamps: Sequence[tuple[str, str | None]], repo: Repo | None) -> None:
+    """Refuse a write whose stamps (`--by`, the session) hold a secret or a private name.
+
+    A stamp goes into the append-only journal for ever; each is `(field, value)`.
+    """
+    finding = judge_stamps(stamps, private_names=_private_names(repo))
+    if finding is not None:
+        raise Refused(finding.kind, finding.field)
+
+
 def judge(drafts: Sequence[Draft], repo: Repo | None) -> list[Judged | Refused]:
     """Each draft through the gate; a refusal is returned in its place, never raised."""
-    names = load_private_names(repo.private_names_checkouts()) if repo else []
+    names = _private_names(repo)
     home = os.environ.get("HOME")
     out: list[Judged | Refused] = []
     for draft in drafts:

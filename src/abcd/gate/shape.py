@@ -1,0 +1,142 @@
+"""`Shape`: a token that is a fixed prefix and then a run of one alphabet, matched without `re`.
+
+Most rows of the secret table are such a token (`ghp_` and 36 alphanumerics,
+`glpat-` and 20 of base64url, `key-` and 32 hex). Compiling a regular
+expression costs tens of microseconds each, and a note that holds every
+prefix would compile them all on the gate's first call; a `Shape` costs
+nothing to build and is checked with `str.find` and a set. `Shape.regex()`
+writes the same shape as an expression, for the reader and for the test that
+holds the two to the same answers.
+
+A shape matches where, in order:
+
+- one of `prefixes` occurs (compared in lower case when `fold_case`);
+- the character before it, if any, is not in `before`;
+- `low` to `high` characters of `alphabet` follow it;
+- the character after that run, if any, is not in `after`. The run is taken
+  greedily; when `after` is given it holds the whole alphabet (the regular
+  expression would not find a shorter run either).
+
+Invariant: `search` answers yes or no; it never returns the text it saw.
+"""
+
+from __future__ import annotations
+
+
+def chars(spec: str) -> str:
+    """The characters of a class written as in a regular expression (`A-Za-z0-9_-`), in order.
+
+    `-` is a range between two characters, a literal at either end.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(spec):
+        if i + 2 < len(spec) and spec[i + 1] == "-":
+            out += [chr(c) for c in range(ord(spec[i]), ord(spec[i + 2]) + 1)]
+            i += 3
+        else:
+            out.append(spec[i])
+            i += 1
+    return "".join(dict.fromkeys(out))
+
+
+def _both_cases(letters: str) -> str:
+    return letters.lower() + letters.upper()
+
+
+# A handful of classes serve the whole table (base62, base64url, hex): each set is built once.
+_SETS: dict[tuple[str, bool], frozenset[str]] = {}
+
+
+def _set(spec: str, fold_case: bool) -> frozenset[str]:
+    found = _SETS.get((spec, fold_case))
+    if found is None:
+        letters = chars(spec)
+        # In lower-cased text a class written in capitals must still match: both cases.
+        found = _SETS[(spec, fold_case)] = frozenset(_both_cases(letters) if fold_case else letters)
+    return found
+
+
+def _class(spec: str) -> str:
+    return "[" + spec + "]"
+
+
+class Shape:
+    """A prefix and a run of one alphabet (see the module docstring)."""
+
+    __slots__ = (
+        "after",
+        "after_spec",
+        "alphabet",
+        "alphabet_spec",
+        "before",
+        "before_spec",
+        "fold_case",
+        "high",
+        "low",
+        "prefixes",
+    )
+
+    def __init__(
+        self,
+        prefixes: tuple[str, ...],
+        alphabet: str,
+        low: int,
+        high: int | None = None,
+        *,
+        before: str = "",
+        after: str = "",
+        fold_case: bool = False,
+    ) -> None:
+        self.prefixes = tuple(p.lower() for p in prefixes) if fold_case else prefixes
+        self.alphabet_spec, self.before_spec, self.after_spec = alphabet, before, after
+        self.low = low
+        self.high = low if high is None else high
+        self.fold_case = fold_case
+        # The sets are built on first use: the table is built at import, most shapes never run.
+        self.alphabet: frozenset[str] | None = None
+        self.before: frozenset[str] = frozenset()
+        self.after: frozenset[str] = frozenset()
+
+    def _sets(self) -> frozenset[str]:
+        """The alphabet as a set, building `before` and `after` with it the first time."""
+        if self.alphabet is None:
+            self.before = _set(self.before_spec, self.fold_case)
+            self.after = _set(self.after_spec, self.fold_case)
+            self.alphabet = _set(self.alphabet_spec, self.fold_case)
+            if self.after and not self.alphabet <= self.after:
+                raise ValueError("`after` must hold the whole alphabet")
+        return self.alphabet
+
+    def search(self, text: str, lowered: str) -> bool:
+        """True when the shape occurs in `text` (`lowered` is `text.lower()`)."""
+        seen = lowered if self.fold_case else text
+        alphabet, high = self._sets(), self.high
+        for prefix in self.prefixes:
+            at = seen.find(prefix)
+            while at != -1:
+                if not (at and seen[at - 1] in self.before):
+                    start = at + len(prefix)
+                    end = start
+                    limit = min(len(seen), start + high + 1)
+                    while end < limit and seen[end] in alphabet:
+                        end += 1
+                    run = end - start
+                    if run >= self.low:
+                        if not self.after:
+                            return True
+                        if run <= high and not (end < len(seen) and seen[end] in self.after):
+                            return True
+                at = seen.find(prefix, at + 1)
+        return False
+
+    def regex(self) -> str:
+        """The same shape as a regular expression (flags inline, every quantifier bounded)."""
+        import re
+
+        flags = "(?ai)" if self.fold_case else "(?a)"
+        before = f"(?<!{_class(self.before_spec)})" if self.before_spec else ""
+        prefixes = "|".join(re.escape(p) for p in self.prefixes)
+        run = f"{_class(self.alphabet_spec)}{{{self.low},{self.high}}}"
+        after = f"(?!{_class(self.after_spec)})" if self.after_spec else ""
+        return f"{flags}{before}(?:{prefixes}){run}{after}"
