@@ -5,7 +5,10 @@ process, in a throwaway ABCD_HOME and HOME, from a fresh git repository with
 one commit, with this venv's `abcd` first on PATH and a fixed host session
 id. Blocks tagged ```text, ```console or nothing are never run: output, and
 commands that need what a throwaway home does not have (the real host, this
-checkout).
+checkout). A block tagged ```text checked right after a ```sh block is what
+that block prints (stdout and stderr as one stream), and must be: note ids,
+times, chain heads and `mktemp -d` folders aside, and a line `...` standing
+for lines left out.
 """
 
 from __future__ import annotations
@@ -37,15 +40,16 @@ _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 class Block:
     line: int  # the line of the opening fence, 1-based
     code: str
+    # The output a ```text checked block right after it shows (stdout and stderr, in order).
+    expected: str | None = None
 
 
-def shell_blocks(text: str) -> list[Block]:
-    """The fenced blocks whose info string is exactly `sh`, in order.
+CHECKED = "text checked"
 
-    A block opens with three or more backticks or tildes and closes with a bare
-    fence of the same character, at least as long.
-    """
-    blocks: list[Block] = []
+
+def _fenced(text: str) -> list[tuple[int, int, str, str]]:
+    """Every fenced block: (opening line, closing line, info string, body), 0-based lines."""
+    found: list[tuple[int, int, str, str]] = []
     lines = text.splitlines()
     index = 0
     while index < len(lines):
@@ -68,10 +72,57 @@ def shell_blocks(text: str) -> list[Block]:
             line = lines[index]
             body.append(line[min(indent, len(line) - len(line.lstrip(" "))) :])
             index += 1
-        if opening["info"].strip() == "sh":
-            blocks.append(Block(start + 1, "\n".join(body) + "\n"))
+        found.append((start, index, opening["info"].strip(), "\n".join(body) + "\n"))
         index += 1
+    return found
+
+
+def shell_blocks(text: str) -> list[Block]:
+    """The fenced blocks whose info string is exactly `sh`, in order.
+
+    A block opens with three or more backticks or tildes and closes with a bare
+    fence of the same character, at least as long. A block tagged `text checked`
+    right after one (only blank lines between) is what that block prints.
+    """
+    lines = text.splitlines()
+    fenced = _fenced(text)
+    blocks: list[Block] = []
+    for number, (start, end, info, body) in enumerate(fenced):
+        if info != "sh":
+            continue
+        expected = None
+        if number + 1 < len(fenced):
+            after_start, _, after_info, after_body = fenced[number + 1]
+            between = lines[end + 1 : after_start]
+            if after_info == CHECKED and not any(line.strip() for line in between):
+                expected = after_body
+        blocks.append(Block(start + 1, body, expected))
     return blocks
+
+
+# Ids, times, heads and throwaway paths differ on every run; the rest must match.
+_VARYING = [
+    (re.compile(r"mem-\d{16}"), "mem-<id>"),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "<time>"),
+    (re.compile(r"head [0-9a-f]{16}"), "head <hash>"),
+    (re.compile(r"/tmp/(?:\S*/)?tmp\.\w+"), "<mktemp -d>"),
+]
+
+
+def normalized(output: str) -> str:
+    for pattern, stand_in in _VARYING:
+        output = pattern.sub(stand_in, output)
+    return output.strip("\n")
+
+
+def shows(printed: str, shown: str) -> bool:
+    """Whether `shown` is what was `printed`, ids and times aside; a line `...` in `shown`
+    stands for any number of lines left out."""
+    parts = [
+        r"(?:[^\n]*\n)*?" if line == "..." else re.escape(line) + r"\n"
+        for line in normalized(shown).split("\n")
+    ]
+    return re.fullmatch("".join(parts), normalized(printed) + "\n") is not None
 
 
 def doc_files() -> list[Path]:
@@ -134,6 +185,25 @@ def test_only_blocks_tagged_sh_are_taken_to_run() -> None:
     assert [b.line for b in blocks] == [2, 18, 24, 27]
 
 
+def test_a_text_checked_block_right_after_an_sh_block_is_its_output() -> None:
+    text = (
+        "```sh\necho one\n```\n\n```text checked\none\n```\n```sh\necho two\n```\n```text\nx\n```\n"
+    )
+
+    first, second = shell_blocks(text)
+
+    assert (first.code, first.expected) == ("echo one\n", "one\n")
+    assert second.expected is None, "plain ```text is not checked"
+
+
+def test_shown_output_must_match_what_is_printed_ids_times_and_elisions_aside() -> None:
+    printed = "#1  mem-2612010229100921  score 0.7246\nwritten 2026-12-01T02:29:10.839012Z\nend\n"
+
+    assert shows(printed, "#1  mem-2611292121522425  score 0.7246\n...\nend\n")
+    assert not shows(printed, "#1  mem-2611292121522425  score 0.3363\n...\n")
+    assert not shows(printed, "#1  mem-2611292121522425  score 0.7246\n")
+
+
 def test_the_pages_that_teach_commands_have_examples_that_run() -> None:
     names = {_name(p) for p in FILES_WITH_EXAMPLES}
     for page in (
@@ -177,6 +247,21 @@ def _script(blocks: list[Block]) -> str:
     return "".join(parts) + f"printf '\\n{MARK} end\\n' >&2\n"
 
 
+def outputs(merged: str) -> dict[int, str]:
+    """What each block printed, by its line, from the run's stdout and stderr merged."""
+    printed: dict[int, str] = {}
+    line, taken = -1, []
+    for text in merged.splitlines():
+        if text.startswith(MARK):
+            if line >= 0:
+                printed[line] = "\n".join(taken)
+            where = text.removeprefix(MARK).strip()
+            line, taken = (int(where) if where.isdigit() else -1), []
+        else:
+            taken.append(text)
+    return printed
+
+
 @pytest.mark.parametrize("doc", FILES_WITH_EXAMPLES, ids=_name)
 def test_every_shell_example_in_the_file_runs(doc: Path, tmp_path: Path) -> None:
     blocks = shell_blocks(doc.read_text(encoding="utf-8"))
@@ -188,16 +273,24 @@ def test_every_shell_example_in_the_file_runs(doc: Path, tmp_path: Path) -> None
         cwd=repo,
         env=env,
         stdin=subprocess.DEVNULL,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one stream, so a block's output reads as a person sees it
         text=True,
         timeout=FILE_TIMEOUT_S,
     )
-    marks = [line for line in result.stderr.splitlines() if line.startswith(MARK)]
+    marks = [line for line in result.stdout.splitlines() if line.startswith(MARK)]
     where = marks[-1].removeprefix(MARK).strip() if marks else "?"
     assert result.returncode == 0 and where == "end", (
         f"{_name(doc)}: the ```sh block at line {where} failed (exit {result.returncode})\n"
-        f"--- stdout (tail)\n{result.stdout[-3000:]}\n--- stderr (tail)\n{result.stderr[-3000:]}"
+        f"--- output (tail)\n{result.stdout[-6000:]}"
     )
+    printed = outputs(result.stdout)
+    for block in blocks:
+        if block.expected is not None:
+            assert shows(printed[block.line], block.expected), (
+                f"{_name(doc)}: the output shown after the ```sh block at line {block.line} "
+                f"is not what it prints:\n{printed[block.line]}"
+            )
 
 
 # --- the generated reference ----------------------------------------------------------

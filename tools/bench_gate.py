@@ -114,7 +114,12 @@ def bench_judge(runs: int = 2000) -> None:
         per_note = [
             float(
                 subprocess.run(
-                    [PY, "-c", code], input=body, capture_output=True, text=True, check=True, env=env
+                    [PY, "-c", code],
+                    input=body,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    env=env,
                 ).stdout
             )
             for _ in range(15)

@@ -17,7 +17,9 @@ share, so the script works whether typer uses click or its own copy of it.
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
+import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +54,7 @@ HEADER = """\
 # Command reference
 
 Every command and flag of `abcd`, read off the CLI itself. Every command also
-takes `--help`. Exit codes are in [exit-codes.md](exit-codes.md), the
+takes `-h` or `--help`. Exit codes are in [exit-codes.md](exit-codes.md), the
 environment variables in [environment.md](environment.md), and the files
 each command reads and writes in [files.md](files.md).
 """
@@ -167,6 +169,19 @@ def read_param(param: object) -> Param:
     )
 
 
+def markdown_help(text: str) -> str:
+    """A command's help as markdown: a paragraph click keeps as written (it opens with `\\b`,
+    as each command's `Example:` does) becomes its first line and a console block."""
+    paragraphs = []
+    for paragraph in inspect.cleandoc(text).split("\n\n"):
+        lines = paragraph.split("\n")
+        if lines[0].strip() == "\b" and len(lines) > 2:
+            body = textwrap.dedent("\n".join(lines[2:]))
+            paragraph = f"{lines[1].strip()}\n\n```console\n{body}\n```"
+        paragraphs.append(paragraph)
+    return "\n\n".join(paragraphs).strip()
+
+
 def read_command(command: object, path: tuple[str, ...]) -> Command:
     """The command and everything under it; hidden commands and parameters are left out."""
     subcommands = _attr(command, "commands")
@@ -178,7 +193,7 @@ def read_command(command: object, path: tuple[str, ...]) -> Command:
     params = _attr(command, "params")
     return Command(
         path=path,
-        help=(_text(command, "help") or "").strip(),
+        help=markdown_help(_text(command, "help") or ""),
         params=tuple(
             read_param(p)
             for p in (params if isinstance(params, list) else [])

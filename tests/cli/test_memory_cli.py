@@ -212,7 +212,7 @@ def test_bare_memory_counts_each_layer(abcd: Run, repo: Path) -> None:
     assert result.code == 0
     assert "personal notes for this repository: 1" in result.out
     assert "personal notes everywhere: 1" in result.out
-    assert "notes in the project's file: 1" in result.out
+    assert "project notes (.abcd/memory.json): 1" in result.out
 
 
 def test_bare_memory_names_an_unreadable_layer_and_why(abcd: Run, repo: Path) -> None:

@@ -19,7 +19,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,11 +94,21 @@ def _run_checked(argv: Sequence[str], cwd: Path, what: str) -> None:
         raise InstallFailed(f"{what} exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
 
 
-def install(cache: Path = CACHE) -> Path:
-    """The pinned CLI's binary, installed into `cache` unless a good install is already there."""
+def install(cache: Path = CACHE, say: Callable[[str], None] | None = None) -> Path:
+    """The pinned CLI's binary, installed into `cache` unless a good install is already there.
+
+    `say` hears one line before anything is downloaded, and one when it is done.
+    """
     prefix = cache / f"claude-code-{VERSION}"
     if _reports_version(_binary(prefix)):
+        if say:
+            say(f"Claude Code {VERSION}: already installed in {prefix}")
         return _binary(prefix)
+    if say:
+        say(
+            f"installing Claude Code {VERSION} ({PACKAGE} and its native binary) from the npm registry "
+            f"into {prefix}, once, for the end-to-end tests"
+        )
     cache.mkdir(parents=True, exist_ok=True)
     staging = cache / f"claude-code-{VERSION}.partial-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
@@ -113,6 +123,8 @@ def install(cache: Path = CACHE) -> Path:
             raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if say:
+        say(f"Claude Code {VERSION}: installed")
     return _binary(prefix)
 
 
@@ -223,3 +235,20 @@ class Claude:
         result = json.loads(proc.stdout)
         assert not result.get("is_error"), f"claude -p reported an error: {result}"
         return Turn(result, proc.stderr, self.mock.since(seen))
+
+
+def main() -> int:
+    """`python -m tests.e2e.claude_cli`: install the pinned CLI now, saying so (tools/test)."""
+    if any(shutil.which(tool) is None for tool in ("node", "npm")):
+        print("Claude Code: node or npm is not on PATH, so the end-to-end tests will be skipped")
+        return 0
+    try:
+        install(say=lambda line: print(line, flush=True))
+    except InstallFailed as err:
+        print(f"Claude Code: the install failed, so the end-to-end tests will fail: {err}")
+        return 0  # pytest reports it where it matters, once
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

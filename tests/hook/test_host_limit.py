@@ -101,7 +101,7 @@ def test_a_fresh_window_with_far_more_matching_than_the_host_keeps_prints_within
     )
     assert TOP_BODY.strip() in printed.out  # the first-ranked note, in full
     assert "INJECTION TRUNCATED" in printed.out
-    assert re.search(r"^- mem-26110100000\d{5} \(project file", printed.out, re.M), (
+    assert re.search(r"^- mem-26110100000\d{5} \(project note", printed.out, re.M), (
         "past the floor's full notes, the rest go as one line each"
     )
 

@@ -60,9 +60,9 @@ def test_n5_personal_and_promoted_notes_both_come_back_labelled_by_layer(
     env = host.prompt("deploy the service")
     layers = {r["key"]: r["layer"] for r in env["recalled"]}
     assert layers == {mine: "machine", "mem-2611010000001234": "project"}
-    assert "(project file, committed in this repository)" in env["text"]
+    assert "(project note, committed in this repository)" in env["text"]
     assert "(personal note, agent-written)" in env["text"]
-    assert "(project)" in env["stderr"] and "(machine)" in env["stderr"]
+    assert "(project)" in env["stderr"] and "(personal)" in env["stderr"]
 
 
 def test_p1_a_page_with_auth_recall_comes_back_on_auth_and_no_other_page(
@@ -129,7 +129,7 @@ def test_a_machine_page_comes_back_where_no_workspace_page_shadows_it(
     assert env["recalled"] == [
         {"key": "page:ref_shell_quoting.md", "layer": "machine", "form": "line"}
     ]
-    assert "(machine page, on this machine)" in env["text"]
+    assert "(personal page, on this machine)" in env["text"]
 
 
 def test_a_prompt_that_matches_nothing_adds_nothing(host: Host) -> None:
@@ -392,7 +392,7 @@ def test_p2_below_40_percent_free_three_matched_pages_come_back_as_index_lines_o
     assert "Step 0 in detail" not in env["text"] and "~~~" not in env["text"]
     for n in range(3):
         assert (
-            f"- page:ref_deploy_step{n}.md (workspace page, in this repository): Deploy step {n}"
+            f"- page:ref_deploy_step{n}.md (project page, in this repository): Deploy step {n}"
             in env["text"]
         )
 

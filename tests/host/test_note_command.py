@@ -243,6 +243,18 @@ def test_anything_else_is_not_understood(command: str) -> None:
     assert read_note_command(command) is None
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printf 'B' | abcd memory add --title T --recall w --by person",
+        "printf 'B' | abcd memory add --title T --recall w --by=person",
+        "printf 'B' | abcd memory add --by 'person' --title T --recall w",
+    ],
+)
+def test_a_note_in_the_persons_name_is_left_for_the_person_to_allow(command: str) -> None:
+    assert read_note_command(command) is None
+
+
 def test_the_reader_knows_exactly_the_options_of_abcd_memory_add() -> None:
     import typer
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from abcd.cli.diagnose import typed_words
 from tests.conftest import BY, Result, Run, git
 
 PAGES = Path(".abcd") / "memory"
@@ -326,12 +327,31 @@ def test_each_candidate_is_one_block_with_rank_score_terms_and_form(world: World
         block = next(b for b in blocks if b.lstrip().startswith(head))
         assert f"hit by: {', '.join(cand['hits'])}" in block
         for term in cand["terms"]:
+            word = re.escape(typed_words(prompt)[term["term"]])
             row = (
-                rf"^ +{term['term']} +{term['recall']} +{term['title']} +{term['body']} +"
+                rf"^ +{word} +{term['recall']} +{term['title']} +{term['body']} +"
                 rf"{term['weighted']} +{term['idf']:.4f} +{term['contribution']:.4f}$"
             )
             assert re.search(row, block, re.M), (row, block)
         assert re.search(rf"^ +score +{cand['score']:.4f}$", block, re.M)
+
+
+def test_the_breakdown_shows_the_prompts_words_as_typed_not_their_stems(world: World) -> None:
+    a_full_reach(world)
+    prompt = "run the tests and the test outside"
+
+    out = world.diagnose(prompt, "--fill", "10").out
+
+    assert re.search(r"^ +word +recall +title", out, re.M)
+    assert re.search(r"^ +tests/test +\d", out, re.M)
+    assert not re.search(r"^ +outsid +\d", out, re.M)
+    assert typed_words(prompt) == {
+        "run": "run",
+        "the": "the",
+        "test": "tests/test",
+        "and": "and",
+        "outsid": "outside",
+    }
 
 
 def test_the_term_breakdown_adds_up_to_the_score(world: World) -> None:
@@ -393,7 +413,7 @@ def test_all_names_a_note_whose_words_miss(world: World) -> None:
     assert withheld(world.facts("fix the tests")) == {(note, "machine"): "no word hit"}
     out = world.diagnose("fix the tests", "--all").out
     assert re.search(
-        rf"^  {note} +machine note +no word hit \(recall: deploy, release\)$", out, re.M
+        rf"^  {note} +personal note +no word hit \(recall: deploy, release\)$", out, re.M
     )
 
 
@@ -420,7 +440,7 @@ def test_all_names_a_note_tied_to_another_repository(world: World, tmp_path: Pat
     assert forms(facts) == {here: "line"}
     assert withheld(facts) == {(elsewhere, "machine"): "tied to another repository"}
     out = world.diagnose("deploy it", "--all").out
-    assert re.search(rf"^  {elsewhere} +machine note +tied to another repository$", out, re.M)
+    assert re.search(rf"^  {elsewhere} +personal note +tied to another repository$", out, re.M)
 
 
 def test_all_names_a_machine_page_suppressed_by_the_workspace_page_of_the_same_name(
@@ -432,7 +452,7 @@ def test_all_names_a_machine_page_suppressed_by_the_workspace_page_of_the_same_n
     assert [(c["key"], c["layer"]) for c in candidates(facts)] == [
         ("page:ref_auth_tokens.md", "workspace")
     ]
-    reason = "suppressed by a narrower scope (the workspace page)"
+    reason = "suppressed by a narrower scope (the project page)"
     assert withheld(facts) == {("page:ref_auth_tokens.md", "machine"): reason}
 
 
@@ -443,7 +463,7 @@ def test_a_workspace_page_without_recall_words_still_suppresses_the_machine_page
     world.workspace_page("ref_auth_tokens.md", None, "Ours, kept for people", "Workspace copy.")
     facts = world.facts("auth")
     assert candidates(facts) == []
-    reason = "suppressed by a narrower scope (the workspace page)"
+    reason = "suppressed by a narrower scope (the project page)"
     assert withheld(facts)[("page:ref_auth_tokens.md", "machine")] == reason
 
 

@@ -49,8 +49,8 @@ def test_the_listing_names_each_domain_with_its_source(two_layers: tuple[Path, P
     result = rules()
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert f"machine layer: {shown(two_layers[0])} (read)" in lines
-    assert f"repo layer: {shown(two_layers[1])} (read)" in lines
+    assert f"personal rules: {shown(two_layers[0])} (read)" in lines
+    assert f"project rules: {shown(two_layers[1])} (read)" in lines
     rows = {line.split()[0]: line for line in lines if line and line.split()[0].isupper()}
     assert rows["TESTING"].split()[:5] == ["TESTING", "active", "repo", "override", "2"]
     assert rows["TESTING"].endswith('test; "race detector"')

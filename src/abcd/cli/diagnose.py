@@ -31,6 +31,8 @@ from abcd.recall.constants import (
     WEIGHT_RECALL,
     WEIGHT_TITLE,
 )
+from abcd.recall.items import what
+from abcd.recall.terms import stems, words
 from abcd.session.brackets import Bracket, MemoryPolicy, bracket_for
 from abcd.session.fill import Fill
 from abcd.terminal import escaped
@@ -157,14 +159,14 @@ def _form(form: str) -> str:
 
 
 def _what(item: Item) -> str:
-    """`machine note, everywhere, written ...`: a candidate's layer and kind, reach and stamp."""
+    """`personal note, everywhere, written ...`: a candidate's layer and kind, reach and stamp."""
     stamp = "written" if item.kind == "note" else "modified"
     when = f", {stamp} {item.recency}" if item.recency else ""
     reach = ""
     if item.kind == "note" and item.layer == "machine":
         # A candidate tied to a root came back, so the root is this repository's.
         reach = ", tied to this repository" if item.root is not None else ", everywhere"
-    return f"{item.layer} {item.kind}{reach}{when}"
+    return f"{what(item.kind, item.layer)}{reach}{when}"
 
 
 def _table(rows: list[list[str]], right: set[int]) -> list[str]:
@@ -179,12 +181,27 @@ def _table(rows: list[list[str]], right: set[int]) -> list[str]:
     return lines
 
 
-def _terms_table(terms: Sequence[TermScore], score: float) -> list[str]:
-    rows = [["term", "recall", "title", "body", "weighted", "idf", "contribution"]]
+def typed_words(prompt: str) -> dict[str, str]:
+    """Each stem the prompt's words make, as the person typed them (`outsid` -> `outside`).
+
+    Ranking reads stems; a person reads words, so the table shows the prompt's own
+    words (lower-cased, as matching does), each form once: `test/tests`.
+    """
+    typed: dict[str, list[str]] = {}
+    prompt_words = words(prompt)
+    for word, stem in zip(prompt_words, stems(prompt_words), strict=True):
+        forms = typed.setdefault(stem, [])
+        if word not in forms:
+            forms.append(word)
+    return {stem: "/".join(forms) for stem, forms in typed.items()}
+
+
+def _terms_table(terms: Sequence[TermScore], score: float, typed: dict[str, str]) -> list[str]:
+    rows = [["word", "recall", "title", "body", "weighted", "idf", "contribution"]]
     for t in terms:
         rows.append(
             [
-                t.term,
+                typed.get(t.term, t.term),
                 str(t.recall),
                 str(t.title),
                 str(t.body),
@@ -227,18 +244,20 @@ def _domain_lines(domains: Sequence[DomainChoice], truncated: str, silenced: boo
     return lines
 
 
-def _candidate_block(cand: Candidate, limit: int) -> list[str]:
+def _candidate_block(cand: Candidate, limit: int, typed: dict[str, str]) -> list[str]:
     item, scored = cand.item, cand.scored
     head = f"#{cand.rank}  {item.key}  score {scored.score:.4f}  {_form(cand.form)}"
     lines = [head, f"    {_what(item)}: {item.title}", f"    hit by: {', '.join(cand.hits)}"]
     note = _FORM_NOTES.get(cand.form)
     if note:
         lines.append(f"    {_form(cand.form)}: {note.format(limit=f'{limit:,}')}")
-    lines += ["    " + row for row in _terms_table(scored.terms, scored.score)]
+    lines += ["    " + row for row in _terms_table(scored.terms, scored.score, typed)]
     return lines
 
 
-def _candidate_lines(candidates: Sequence[Candidate], silenced: bool, limit: int) -> list[str]:
+def _candidate_lines(
+    candidates: Sequence[Candidate], silenced: bool, limit: int, typed: dict[str, str]
+) -> list[str]:
     weights = f"recall x{WEIGHT_RECALL}, title x{WEIGHT_TITLE}, body x{WEIGHT_BODY}"
     if silenced:
         return ["notes and pages: none (the kill switch silences them)"]
@@ -248,7 +267,7 @@ def _candidate_lines(candidates: Sequence[Candidate], silenced: bool, limit: int
     lines = [f"notes and pages: {len(candidates)} {noun}, ranked by BM25F ({weights})"]
     for cand in candidates:
         lines.append("")
-        lines += ["  " + line for line in _candidate_block(cand, limit)]
+        lines += ["  " + line for line in _candidate_block(cand, limit, typed)]
     return lines
 
 
@@ -259,7 +278,7 @@ def _withheld_lines(withheld: Sequence[tuple[Item, str]]) -> list[str]:
     rows = []
     for item, reason in withheld:
         words = f" (recall: {', '.join(item.recall)})" if reason == "no word hit" else ""
-        rows.append([item.key, f"{item.layer} {item.kind}", reason + words])
+        rows.append([item.key, what(item.kind, item.layer), reason + words])
     return [
         f"withheld: {len(withheld)} {noun} did not come back",
         *("  " + r for r in _table(rows, set())),
@@ -300,7 +319,7 @@ def report(outcome: Outcome, limit: Limit, prompt: str, *, show_all: bool) -> st
     lines.append("")
     lines += _domain_lines(outcome.domains, outcome.truncated_line, silenced)
     lines.append("")
-    lines += _candidate_lines(outcome.candidates, silenced, limit.chars)
+    lines += _candidate_lines(outcome.candidates, silenced, limit.chars, typed_words(prompt))
     if show_all:
         lines += ["", *_withheld_lines(outcome.withheld), "", *_problem_lines(outcome.problems)]
     elif outcome.withheld or outcome.problems:

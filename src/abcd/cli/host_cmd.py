@@ -12,8 +12,12 @@ from typing import Annotated
 
 import typer
 
-hook_app = typer.Typer(
-    help="The host's hooks: read the hook payload on stdin; never block a prompt (always exit 0).",
+from abcd.cli.app import command_group
+
+hook_app = command_group(
+    "The host's hooks: read the hook payload on stdin; never block a prompt (always exit 0)."
+    '\n\n\b\nExample:\n  echo \'{"session_id": "s-1", "prompt": "run the tests"}\''
+    " | abcd hook prompt-router --json",
     no_args_is_help=True,
 )
 
@@ -28,7 +32,12 @@ def _run_hook(event: str, as_json: bool = False) -> None:
 
 @hook_app.command("session-start")
 def session_start() -> None:
-    """SessionStart: reset the session's ledger, prepare the fill folder, sweep stale session files."""
+    """SessionStart: reset the session's ledger, prepare the fill folder, sweep stale session files.
+
+    \b
+    Example:
+      echo '{"session_id": "s-1", "cwd": "'"$PWD"'"}' | abcd hook session-start
+    """
     _run_hook("session-start")
 
 
@@ -42,19 +51,35 @@ def prompt_router(
         ),
     ] = False,
 ) -> None:
-    """UserPromptSubmit: print the rules, notes and pages this prompt brings back."""
+    """UserPromptSubmit: print the rules, notes and pages this prompt brings back.
+
+    \b
+    Example:
+      echo '{"session_id": "s-1", "cwd": "'"$PWD"'", "prompt": "run the tests"}' \\
+          | abcd hook prompt-router
+    """
     _run_hook("prompt-router", as_json)
 
 
 @hook_app.command("pre-compact")
 def pre_compact() -> None:
-    """PreCompact: reset the session's ledger, so what was sent comes back after the compaction."""
+    """PreCompact: reset the session's ledger, so what was sent comes back after the compaction.
+
+    \b
+    Example:
+      echo '{"session_id": "s-1", "cwd": "'"$PWD"'"}' | abcd hook pre-compact
+    """
     _run_hook("pre-compact")
 
 
 @hook_app.command("pre-tool-use")
 def pre_tool_use() -> None:
-    """PreToolUse (Bash): allow the agent's `abcd memory add` unasked; print nothing for anything else."""
+    """PreToolUse (Bash): allow the agent's `abcd memory add` unasked; print nothing for anything else.
+
+    \b
+    Example:
+      echo '{"tool_name": "Bash", "tool_input": {"command": "ls"}}' | abcd hook pre-tool-use
+    """
     from abcd.host.pretool import main
 
     raise typer.Exit(main(["pre-tool-use"], sys.stdin.buffer, sys.stdout, sys.stderr))
@@ -65,11 +90,17 @@ def statusline(
         str | None,
         typer.Option(
             "--pass-through",
+            metavar="COMMAND",
             help="Run this status command instead, with the same stdin; write nothing.",
         ),
     ] = None,
 ) -> None:
-    """Print one status row from the host's status JSON on stdin; record how full the session is."""
+    """Print one status row from the host's status JSON on stdin; record how full the session is.
+
+    \b
+    Example (in your Claude Code settings):
+      "statusLine": {"type": "command", "command": "abcd statusline"}
+    """
     from abcd.host.statusline import main
 
     argv = ["--pass-through", pass_through] if pass_through is not None else []

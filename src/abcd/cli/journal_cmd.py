@@ -6,9 +6,11 @@ from typing import Annotated, Any
 
 import typer
 
+from abcd.cli.app import command_group
 from abcd.cli.output import emit_json, notice
 from abcd.errors import RECOVERY_HINT, AbcdError, JournalBroken
 from abcd.journal import history
+from abcd.journal.chain import Break
 from abcd.journal.recover import recover as recover_journal
 from abcd.journal.segments import Segments
 from abcd.journal.store import rebuild as rebuild_view
@@ -19,7 +21,10 @@ from abcd.recall.index import rebuild_index
 from abcd.terminal import escaped
 from abcd.trust import Home
 
-app = typer.Typer(help="Verify, audit, replay and rebuild the note journal.", no_args_is_help=True)
+app = command_group(
+    "Verify, audit, replay and rebuild the note journal.\n\n\b\nExample:\n  abcd journal audit --json",
+    no_args_is_help=True,
+)
 
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
@@ -37,13 +42,25 @@ def _progress(home: Home, label: str) -> Progress:
         return Progress(label, segs.total_bytes())
 
 
+def _broken(brk: Break | JournalBroken) -> dict[str, Any]:
+    return {"seq": brk.seq, "what": brk.what, "where": brk.where}
+
+
 @app.command()
-def verify() -> None:
+def verify(json: Json = False) -> None:
     """Walk the whole chain and re-fold it; exit 1 naming the first seq where it breaks, or
-    every note the view or the recall index holds other than the journal does."""
+    every note the view or the recall index holds other than the journal does.
+
+    \b
+    Example:
+      abcd journal verify --json
+    """
     home = Home.open()
     if home is None:
-        print("no journal yet: nothing to verify")
+        if json:
+            emit_json({"intact": True, "events": 0, "segments": 0, "head": None, "breaks": []})
+        else:
+            print("no journal yet: nothing to verify")
         return
     with home:
         bar = _progress(home, "verify")
@@ -53,6 +70,20 @@ def verify() -> None:
         notice(line)
     for line in report.differs:
         notice(line)
+    if json:
+        emit_json(
+            {
+                "intact": not (report.breaks or report.differs),
+                "events": report.events,
+                "segments": report.segments,
+                "head": report.head or None,
+                "breaks": [_broken(b) for b in report.breaks],
+                "differs": report.differs,
+            }
+        )
+        if report.breaks or report.differs:
+            raise typer.Exit(1)
+        return
     if report.breaks:
         first = report.breaks[0]
         raise AbcdError(f"{first.message()}; {RECOVERY_HINT}")
@@ -69,20 +100,36 @@ def verify() -> None:
 
 @app.command()
 def audit(
-    note: Annotated[str | None, typer.Option("--note", help="Only this note's events.")] = None,
+    note: Annotated[
+        str | None, typer.Option("--note", metavar="ID", help="Only this note's events.")
+    ] = None,
     by: Annotated[
-        str | None, typer.Option("--by", help="Only this writer (`Claude` or `Claude:model`).")
+        str | None,
+        typer.Option(
+            "--by", metavar="WHO", help="Only this writer (`Claude`, `Claude:model` or `person`)."
+        ),
     ] = None,
     session: Annotated[
-        str | None, typer.Option("--session", help="Only this session's events.")
+        str | None, typer.Option("--session", metavar="ID", help="Only this session's events.")
     ] = None,
     since: Annotated[
         str | None,
-        typer.Option("--since", help="Only events at or after this time (RFC 3339, or a date)."),
+        typer.Option(
+            "--since",
+            metavar="TIME",
+            help="Only events at or after this time (RFC 3339, or a date).",
+        ),
     ] = None,
     json: Json = False,
 ) -> None:
-    """Every event, oldest first: seq, time, type, note id, who, session, origin."""
+    """Every event, oldest first: seq, time, type, note id, who, session, origin.
+
+    \b
+    Example:
+      abcd journal audit --by Claude --since 2026-11-01
+    """
+    if since is not None:
+        history.parse_time(since)  # a usage error, journal or none
     home = Home.open()
     rows: list[history.AuditRow] = []
     broken: JournalBroken | None = None
@@ -106,7 +153,7 @@ def audit(
     if json:
         out: dict[str, Any] = {"events": rows}
         if broken is not None:
-            out["broken"] = {"seq": broken.seq, "what": broken.what, "where": broken.where}
+            out["broken"] = _broken(broken)
         emit_json(out)
         if broken is not None:
             raise typer.Exit(1)
@@ -126,10 +173,20 @@ def audit(
 
 @app.command()
 def replay(
-    as_of: Annotated[str, typer.Option("--as-of", help="A seq number or a time (RFC 3339).")],
+    as_of: Annotated[
+        str,
+        typer.Option("--as-of", metavar="SEQ|TIME", help="A seq number or a time (RFC 3339)."),
+    ],
     json: Json = False,
 ) -> None:
-    """Print the view as it was after that seq or at that time."""
+    """Print the view as it was after that seq or at that time.
+
+    \b
+    Example:
+      abcd journal replay --as-of 2026-11-30T12:00:00Z
+    """
+    if not as_of.isdigit():
+        history.parse_time(as_of)  # a usage error, journal or none
     home = Home.open()
     view = View()
     if home is not None:
@@ -146,21 +203,42 @@ def replay(
 
 
 @app.command()
-def rebuild() -> None:
-    """Re-project memory.json from the journal, from zero; say what changed."""
+def rebuild(json: Json = False) -> None:
+    """Re-project memory.json from the journal, from zero; say what changed.
+
+    \b
+    Example:
+      abcd journal rebuild --json
+    """
     with _home() as home:
         bar = _progress(home, "rebuild")
         old, new = rebuild_view(home.path, on_bytes=bar.advance, projections=(rebuild_index,))
         bar.close()
-    if old is None:
-        print(f"view written: {len(new.notes)} note(s) at seq {new.journal.seq}")
-        return
-    before = {n.id: n for n in old.notes}
+    before = {n.id: n for n in old.notes} if old is not None else {}
     after = {n.id: n for n in new.notes}
     added = sorted(after.keys() - before.keys())
     dropped = sorted(before.keys() - after.keys())
     changed = sorted(k for k in after.keys() & before.keys() if after[k] != before[k])
-    if not (added or dropped or changed) and old.journal == new.journal:  # digests aside
+    up_to_date = (
+        old is not None and not (added or dropped or changed) and old.journal == new.journal
+    )
+    if json:
+        emit_json(
+            {
+                "view": "up to date" if up_to_date else "written" if old is None else "rebuilt",
+                "notes": len(new.notes),
+                "seq": new.journal.seq,
+                "was_seq": old.journal.seq if old is not None else None,
+                "added": added,
+                "dropped": dropped,
+                "changed": changed,
+            }
+        )
+        return
+    if old is None:
+        print(f"view written: {len(new.notes)} note(s) at seq {new.journal.seq}")
+        return
+    if up_to_date:  # digests aside
         print(f"view was up to date: {len(new.notes)} note(s) at seq {new.journal.seq}")
         return
     print(
@@ -174,7 +252,10 @@ def rebuild() -> None:
 @app.command()
 def recover(
     by: Annotated[
-        str, typer.Option("--by", help="Who recovers: `person` (the default) or `Vendor:model`.")
+        str,
+        typer.Option(
+            "--by", metavar="WHO", help="Who recovers: `person` (the default) or `Vendor:model`."
+        ),
     ] = "person",
     json: Json = False,
 ) -> None:
@@ -183,6 +264,10 @@ def recover(
     Everything from the first seq `verify` names is moved into
     `<home>/recovered/<time>-seq-<N>/`; a `journal.recovered` event says what
     was set aside, and the view and index are re-projected.
+
+    \b
+    Example:
+      abcd journal verify || abcd journal recover
     """
     from abcd.cli.memory_cmd import _stamps
     from abcd.repo import find_repo
@@ -206,7 +291,7 @@ def recover(
         emit_json(
             {
                 "recovered": True,
-                "broken": {"seq": done.brk.seq, "what": done.brk.what, "where": done.brk.where},
+                "broken": _broken(done.brk),
                 "set_aside": shown,
                 "lines": done.lines,
                 "bytes": done.bytes,

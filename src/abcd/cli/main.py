@@ -7,37 +7,96 @@ a broken journal), one line on stderr; 2 usage.
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
+from typer import Abort
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 
+from abcd import __version__
+from abcd.cli.app import command_group
 from abcd.cli.host_cmd import hook_app, statusline
 from abcd.cli.journal_cmd import app as journal_app
 from abcd.cli.memory_cmd import app as memory_app
+from abcd.cli.names_cmd import app as names_app
 from abcd.cli.plugin_cmd import app as plugin_app
 from abcd.cli.rules_cmd import register as register_rules
 from abcd.errors import AbcdError
 from abcd.terminal import escaped
 
-app = typer.Typer(
+app = command_group(
+    "A memory for AI coding agents that is safe to keep and easy to audit."
+    "\n\n\b\nExample:\n  abcd memory list\n  abcd journal verify"
+    '\n\nShell completion: eval "$(abcd --show-completion bash)" (or zsh, fish).',
     name="abcd",
-    help="A memory for AI coding agents that is safe to keep and easy to audit.",
+    add_completion=True,
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        print(f"abcd {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print abcd's version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """A memory for AI coding agents that is safe to keep and easy to audit."""
+
+
 app.add_typer(memory_app, name="memory")
 app.add_typer(journal_app, name="journal")
+app.add_typer(names_app, name="names")
 register_rules(app)
 app.add_typer(hook_app, name="hook")
 app.add_typer(plugin_app, name="plugin")
 app.command("statusline")(statusline)
 
 
+def usage_line(err: UsageError) -> str:
+    """A usage error as one line: what is wrong, then where the command's help is.
+
+    `Missing option '--title'.` from `abcd memory add` becomes
+    `abcd: missing option '--title' (see: abcd memory add --help)`.
+    """
+    message = " ".join(err.format_message().split()).rstrip(".")
+    if message[:1].isupper() and not message[1:2].isupper():
+        message = message[0].lower() + message[1:]
+    where = err.ctx.command_path if err.ctx is not None else "abcd"
+    return f"abcd: {message} (see: {where} --help)"
+
+
 def main() -> None:
+    """Run the app; every error is one `abcd: ...` line on stderr, usage errors exit 2."""
     try:
-        app()
+        code = app(prog_name="abcd", standalone_mode=False)
+    except NoArgsIsHelpError as err:
+        # A group called alone (`abcd`, `abcd journal`): its help, on stdout, and exit 2.
+        print(err.ctx.get_help() if err.ctx is not None else err.format_message())
+        sys.exit(2)
+    except UsageError as err:
+        print(escaped(usage_line(err), keep=""), file=sys.stderr)
+        sys.exit(2)
+    except ClickException as err:
+        print(escaped(f"abcd: {' '.join(err.format_message().split())}", keep=""), file=sys.stderr)
+        sys.exit(err.exit_code)
+    except Abort:
+        print("abcd: stopped", file=sys.stderr)
+        sys.exit(1)
     except AbcdError as err:
         print(f"abcd: {escaped(str(err), keep='')}", file=sys.stderr)
         sys.exit(err.exit_code)
     except BrokenPipeError:
         sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -10,36 +10,60 @@ from typing import Annotated
 import msgspec
 import typer
 
+from abcd.cli.app import command_group
 from abcd.cli.output import emit_json, notice
 from abcd.constants import IMPORT_MAX_BYTES
 from abcd.errors import AbcdError, Refused
 from abcd.journal.events import Origin
-from abcd.notes import listing, service
-from abcd.notes.limits import Draft, check_draft, check_session, check_written_by
+from abcd.notes import listing, places, service
+from abcd.notes.limits import PERSON, Draft, check_draft, check_session, check_written_by
 from abcd.repo import Repo, find_repo
 from abcd.terminal import escaped
 
-app = typer.Typer(
-    help="Keep notes: add, import, list and remove them. Bare: counts per layer.",
+app = command_group(
+    "Keep notes: add, import, list and remove them. Bare: counts per layer."
+    "\n\n\b\nExample:\n  abcd memory --json",
     invoke_without_command=True,
-    add_completion=False,
 )
 
 By = Annotated[
-    str, typer.Option("--by", help="Who writes: `Vendor:model`, e.g. Claude:claude-opus-4-8.")
+    str,
+    typer.Option(
+        "--by",
+        metavar="WHO",
+        help="Who writes: `Vendor:model` (e.g. Claude:claude-opus-4-8), or `person` for yourself.",
+    ),
 ]
 Session = Annotated[
     str | None,
-    typer.Option("--session", help="The host's session id (default: $CLAUDE_CODE_SESSION_ID)."),
+    typer.Option(
+        "--session",
+        metavar="ID",
+        help="The host's session id (default: $CLAUDE_CODE_SESSION_ID).",
+    ),
 ]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 
 @app.callback()
-def summary(ctx: typer.Context) -> None:
-    """Counts of personal notes for this repository and everywhere, and of the project's notes."""
+def summary(ctx: typer.Context, json: Json = False) -> None:
+    """Counts of personal notes for this repository and everywhere, and of the project's notes.
+
+    \b
+    Example:
+      abcd memory --json
+    """
     if ctx.invoked_subcommand is not None:
+        if json:
+            raise typer.BadParameter(
+                f"goes after the command: abcd memory {ctx.invoked_subcommand} --json",
+                param_hint="--json",
+            )
         return
     counts = listing.summarize(find_repo())
+    if json:
+        emit_json(listing.summary_json(counts))
+        return
     for line in listing.summary_lines(counts):
         print(line)
 
@@ -70,12 +94,27 @@ def _say_written(drafts: list[Draft], session: str | None, warnings: list[str]) 
         notice("--everywhere: only this checkout's private names were checked")
 
 
+def _remember_place(repo: Repo | None, drafts: list[Draft], warnings: list[str]) -> None:
+    """Note where this repository is, so `list` can name it from another one (notes.places)."""
+    if repo is not None and any(not d.everywhere for d in drafts):
+        missed = places.remember(repo)
+        if missed:
+            warnings.append(missed)
+
+
 @app.command()
 def add(
-    title: Annotated[str, typer.Option("--title", help="One line, at most 120 characters.")],
+    title: Annotated[
+        str, typer.Option("--title", metavar="TEXT", help="One line, at most 120 characters.")
+    ],
     recall: Annotated[
         list[str],
-        typer.Option("--recall", help="A word or short phrase a later prompt would use; 1 to 12."),
+        typer.Option(
+            "--recall",
+            metavar="WORD",
+            help="A word or short phrase a later prompt would use; 1 to 12, each with its own "
+            '--recall, or several in one split by commas ("foo, bar").',
+        ),
     ],
     by: By,
     session: Session = None,
@@ -89,19 +128,28 @@ def add(
         ),
     ] = False,
 ) -> None:
-    """Write one note; the body comes on stdin. Prints the new id."""
+    """Write one note; the body comes on stdin. Prints the new id.
+
+    \b
+    Example:
+      abcd memory add --title "The tests need the race flag" --recall test \\
+          --recall race --by Claude:claude-opus-4-8 <<< "Run go test -race ./... first."
+    """
     repo = find_repo()
-    written_by, stamp = _stamps(by, session, repo)
+    written_by, stamp = _stamps(by, session, repo, person_allowed=True)
     draft = check_draft(title, sys.stdin.read(), recall, everywhere)
     (verdict,) = service.judge([draft], repo)
     if isinstance(verdict, Refused):
         raise verdict
-    origin: Origin = "host-memory-move" if moved_from_host else "agent"
+    origin: Origin = (
+        "host-memory-move" if moved_from_host else "person" if written_by == PERSON else "agent"
+    )
     warnings: list[str] = []
     (note_id,) = service.add_notes(
         [verdict], written_by=written_by, session=stamp, origin=origin, warnings=warnings
     )
     print(note_id)
+    _remember_place(repo, [draft], warnings)
     _say_written([draft], stamp, warnings)
 
 
@@ -122,10 +170,16 @@ def import_(
     ],
     by: By,
     session: Session = None,
+    json: Json = False,
 ) -> None:
-    """Write many notes from JSON lines (title, body, recall, optional everywhere) in one batch."""
+    """Write many notes from JSON lines (title, body, recall, optional everywhere) in one batch.
+
+    \b
+    Example:
+      abcd memory import notes.jsonl --by person --json
+    """
     repo = find_repo()
-    written_by, stamp = _stamps(by, session, repo)
+    written_by, stamp = _stamps(by, session, repo, person_allowed=True)
     data = _read_import(file)
     drafts: list[tuple[int, Draft]] = []
     refused: list[tuple[int, str]] = []
@@ -149,14 +203,26 @@ def import_(
         else:
             accepted.append(verdict)
     warnings: list[str] = []
+    origin: Origin = "person" if written_by == PERSON else "agent"
     ids = (
-        service.add_notes(accepted, written_by=written_by, session=stamp, warnings=warnings)
+        service.add_notes(
+            accepted, written_by=written_by, session=stamp, origin=origin, warnings=warnings
+        )
         if accepted
         else []
     )
+    _remember_place(repo, [j.draft for j in accepted], warnings)
     _say_written([j.draft for j in accepted], stamp, warnings)
-    for note_id in ids:
-        print(note_id)
+    if json:
+        emit_json(
+            {
+                "imported": ids,
+                "refused": [{"line": n, "why": why} for n, why in sorted(refused)],
+            }
+        )
+    else:
+        for note_id in ids:
+            print(note_id)
     for number, why in sorted(refused):
         notice(f"line {number}: {why}")
     notice(f"imported {len(ids)} note(s); refused {len(refused)} line(s)")
@@ -214,7 +280,12 @@ def _read_file(file: str) -> bytes:
 def list_(
     json: Annotated[bool, typer.Option("--json", help='Print {"notes": [...]}.')] = False,
 ) -> None:
-    """Every note in both layers, with its stamps and where it is recalled."""
+    """Every note in both layers, with its stamps and where it is recalled.
+
+    \b
+    Example:
+      abcd memory list --json
+    """
     listed = listing.list_notes(find_repo())
     if json:
         emit_json({"notes": listed.entries, "unreadable": listed.unreadable})
@@ -231,11 +302,19 @@ def list_(
 def remove(
     note_id: Annotated[str, typer.Argument(metavar="ID", help="The note's id (mem-...).")],
     by: Annotated[
-        str, typer.Option("--by", help="Who removes: `Vendor:model`, or `person` (the default).")
+        str,
+        typer.Option(
+            "--by", metavar="WHO", help="Who removes: `Vendor:model`, or `person` (the default)."
+        ),
     ] = "person",
     session: Session = None,
 ) -> None:
-    """Remove a personal note (appends NoteRemoved; the journal keeps its history)."""
+    """Remove a personal note (appends NoteRemoved; the journal keeps its history).
+
+    \b
+    Example:
+      abcd memory remove mem-2611301200000000
+    """
     removed_by, stamp = _stamps(by, session, find_repo(), person_allowed=True)
     warnings: list[str] = []
     note = service.remove_note(note_id, removed_by=removed_by, session=stamp, warnings=warnings)

@@ -16,16 +16,16 @@ from typing import Annotated
 
 import typer
 
+from abcd.cli.app import command_group
 from abcd.errors import AbcdError
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 # The `statusLine` setting for `abcd statusline`, for the person's own settings file.
 STATUSLINE = Path("statusline.json")
 
-app = typer.Typer(
-    help="The Claude Code plugin that ships with abcd.",
+app = command_group(
+    "The Claude Code plugin that ships with abcd.\n\n\b\nExample:\n  abcd plugin path --statusline",
     no_args_is_help=True,
-    add_completion=False,
 )
 
 
@@ -48,6 +48,10 @@ def path(
 
     The folder also holds `statusline.json`, the `statusLine` setting that runs
     `abcd statusline`; `--statusline` prints that file's path. Nothing is written.
+
+    \b
+    Example:
+      claude --plugin-dir "$(abcd plugin path)"
     """
     folder = plugin_dir()
     if not (folder / MANIFEST).is_file():

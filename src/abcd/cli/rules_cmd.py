@@ -23,6 +23,7 @@ from typing import Annotated, Any
 import typer
 
 from abcd.cli import diagnose
+from abcd.cli.app import command_group
 from abcd.cli.output import emit_json, notice
 from abcd.errors import UsageError
 from abcd.repo import find_repo
@@ -32,7 +33,11 @@ from abcd.trust.guarded import Home
 HELP = (
     "List the rule domains with their source, or render one (NAME) in full; "
     'with --prompt "TEXT", show what that prompt would bring back, and why.'
+    '\n\n\b\nExample:\n  abcd rules --prompt "how do I run the tests"'
 )
+
+# The layers as a person reads them, as notes and pages are named (issue 15).
+_RULE_WORDS = {"machine": "personal rules", "repo": "project rules"}
 
 NameArg = Annotated[
     str | None,
@@ -96,7 +101,7 @@ def register(parent: typer.Typer) -> None:
     parent.command("rules", help=HELP)(rules)
 
 
-app = typer.Typer(add_completion=False, help=HELP)
+app = command_group(HELP)
 app.command(help=HELP)(rules)
 
 
@@ -190,7 +195,7 @@ def _list(ruleset: RuleSet, as_json: bool) -> None:
     if ruleset.disabled:
         print(_kill_switch(ruleset))
     for layer in ruleset.layers:
-        print(f"{layer.kind} layer: {layer.shown} ({layer.status})")
+        print(f"{_RULE_WORDS.get(layer.kind, layer.kind)}: {layer.shown} ({layer.status})")
     if not ruleset.domains:
         print("no rule domains")
         return

@@ -289,18 +289,20 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
 
 
 def summary_line(outcome: Outcome) -> str | None:
-    """`recalled 2 note(s) [mem-... (project), mem-... (machine)]`, pages and rules likewise, and
+    """`recalled 2 note(s) [mem-... (project), mem-... (personal)]`, pages and rules likewise, and
     what the host's limit kept out (not recorded as sent, so it comes back on a later prompt)."""
+    from abcd.recall.items import LAYER_WORDS
+
     parts = []
     notes = [c for c in outcome.recalled if c.item.kind == "note"]
     pages = [c for c in outcome.recalled if c.item.kind == "page"]
     if notes:
         parts.append(
-            f"recalled {len(notes)} note(s) [{', '.join(f'{c.item.key} ({c.item.layer})' for c in notes)}]"
+            f"recalled {len(notes)} note(s) [{', '.join(f'{c.item.key} ({LAYER_WORDS[c.item.layer]})' for c in notes)}]"
         )
     if pages:
         parts.append(
-            f"recalled {len(pages)} page(s) [{', '.join(f'{c.item.key} ({c.item.layer})' for c in pages)}]"
+            f"recalled {len(pages)} page(s) [{', '.join(f'{c.item.key} ({LAYER_WORDS[c.item.layer]})' for c in pages)}]"
         )
     if outcome.injected:
         parts.append(f"rules [{', '.join(c.match.domain.name for c in outcome.injected)}]")
@@ -312,7 +314,7 @@ def summary_line(outcome: Outcome) -> str | None:
         parts.append(f"rules left out [{', '.join(left_out)}]")
     missed, below = outcome.did_not_fit(DID_NOT_FIT_NAMED)
     if missed:
-        named = ", ".join(f"{c.item.key} ({c.item.layer})" for c in missed)
+        named = ", ".join(f"{c.item.key} ({LAYER_WORDS[c.item.layer]})" for c in missed)
         more = f" and {below} more candidate(s) below them" if below else ""
         parts.append(f"did not fit, not sent [{named}]{more}")
     if left_out or missed:

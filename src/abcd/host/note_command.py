@@ -42,6 +42,7 @@ from abcd.value import Value
 COMMAND_MAX_CHARS = 16 * 1024
 # `abcd memory add`'s options (tests/test_plugin.py holds this to the command's real ones).
 ADD_VALUE_OPTIONS = frozenset({"--title", "--recall", "--by", "--session"})
+PERSON = "person"  # `--by person`: the note is stamped as the person's own
 ADD_FLAGS = frozenset({"--everywhere", "--moved-from-host"})
 # The programs that may feed the body through the one pipe: shell builtins that only print.
 FEEDERS = frozenset({"printf", "echo"})
@@ -171,13 +172,16 @@ def _add_args(tokens: list[Token]) -> tuple[str, ...]:
     at = 2
     while at < len(args):
         arg = args[at]
-        name, equals, _ = arg.partition("=")
+        name, equals, value = arg.partition("=")
         if arg in ADD_FLAGS or (equals and name in ADD_VALUE_OPTIONS):
             at += 1
         elif arg in ADD_VALUE_OPTIONS and at + 1 < len(args):
+            name, value = arg, args[at + 1]
             at += 2
         else:
             raise NotUnderstood
+        if name == "--by" and value == PERSON:
+            raise NotUnderstood  # a note in the person's name is theirs to allow
     return tuple(args)
 
 

@@ -12,7 +12,8 @@ from typing import ClassVar, Literal
 
 import msgspec
 
-Origin = Literal["agent", "host-memory-move"]
+# "person": written with `--by person`, by a person rather than an agent (issue 15).
+Origin = Literal["agent", "host-memory-move", "person"]
 
 
 class NoteAdded(msgspec.Struct, frozen=True, kw_only=True):

@@ -66,7 +66,13 @@ def check_body(body: str) -> str:
     return body
 
 
-def check_recall(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+def split_recall(given: list[str] | tuple[str, ...]) -> list[str]:
+    """Each recall word as given, with commas splitting one into several (`"foo, bar"`)."""
+    return [part for raw in given for part in raw.split(",")]
+
+
+def check_recall(given: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    words = split_recall(given)
     if not (RECALL_MIN_WORDS <= len(words) <= RECALL_MAX_WORDS):
         raise _limit(
             "recall",
@@ -102,7 +108,13 @@ def check_written_by(value: str, *, person_allowed: bool = False) -> str:
         allowed = "`Vendor:model` (for example Claude:claude-opus-4-8)"
         if person_allowed:
             allowed += " or `person`"
-        raise _limit("--by", f"must look like {allowed}")
+        capitalized = value[:1].upper() + value[1:]
+        if capitalized != value and _WRITTEN_BY_RE.fullmatch(capitalized):
+            raise _limit(
+                "--by",
+                f"{value!r}: the vendor starts with a capital letter: --by {capitalized}",
+            )
+        raise _limit("--by", f"{value!r} must look like {allowed}")
     return value
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from abcd.errors import AbcdError
 from abcd.journal.store import load
 from abcd.journal.view import Note
+from abcd.notes.places import places
 from abcd.notes.project import ProjectNote, read_project_notes
 from abcd.repo import Repo
 from abcd.terminal import escaped
@@ -27,6 +28,8 @@ PROJECT = "project file"
 class Listed:
     entries: list[dict[str, Any]] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
+    # Root commit -> the folder it was last seen in (`abcd.notes.places`), for the text only.
+    places: dict[str, str] = field(default_factory=dict)
 
 
 def _machine_notes(listed: Listed) -> tuple[Note, ...]:
@@ -37,7 +40,7 @@ def _machine_notes(listed: Listed) -> tuple[Note, ...]:
         with home:
             return load(home).view.notes
     except AbcdError as err:
-        listed.unreadable.append(f"machine notes unreadable: {err}")
+        listed.unreadable.append(f"personal notes unreadable: {err}")
         return ()
 
 
@@ -65,7 +68,7 @@ def reach(note: Note, repo: Repo | None) -> str:
 
 
 def list_notes(repo: Repo | None) -> Listed:
-    listed = Listed()
+    listed = Listed(places=places())
     for note in _machine_notes(listed):
         entry: dict[str, Any] = {
             "id": note.id,
@@ -109,13 +112,18 @@ def render(listed: Listed) -> list[str]:
         at = entry["written_at"] or "time unknown"
         where = entry["reach"]
         if entry["layer"] == "machine" and where == ANOTHER_REPOSITORY:
-            where += f" (root {entry['root'][:12]})"
+            folder = listed.places.get(entry["root"])
+            where += (
+                f" ({folder}, root {entry['root'][:12]})"
+                if folder
+                else (f" (root {entry['root'][:12]}; no note was written from it on this machine)")
+            )
         lines.append(f"{entry['id']}  {entry['title']}")
         if entry["layer"] == "project":
-            lines.append("  project note, in the project's file: recalled in this repository")
+            lines.append("  project note, in .abcd/memory.json: recalled in this repository")
         else:
             lines.append(
-                f"  machine note, recalled {where if where == EVERYWHERE else 'in ' + where}"
+                f"  personal note, recalled {where if where == EVERYWHERE else 'in ' + where}"
             )
         lines.append(f"  recall: {', '.join(entry['recall'])}")
         lines.append(f"  written by {by} at {at}, {session}, origin {entry['origin']}")
@@ -150,6 +158,19 @@ def summarize(repo: Repo | None) -> Counts:
     )
 
 
+def summary_json(counts: Counts) -> dict[str, object]:
+    """The counts for `abcd memory --json`; `null` where there is no repository to count for."""
+    return {
+        "personal_notes": {
+            "this_repository": counts.this_repository if counts.in_repository else None,
+            "everywhere": counts.everywhere,
+            "other_repositories": counts.other_repositories,
+        },
+        "project_notes": counts.project if counts.in_repository else None,
+        "unreadable": list(counts.unreadable),
+    }
+
+
 def summary_lines(counts: Counts) -> list[str]:
     lines = []
     if counts.in_repository:
@@ -157,8 +178,8 @@ def summary_lines(counts: Counts) -> list[str]:
     lines.append(f"personal notes everywhere: {counts.everywhere}")
     lines.append(f"personal notes for other repositories: {counts.other_repositories}")
     if counts.in_repository:
-        lines.append(f"notes in the project's file: {counts.project}")
+        lines.append(f"project notes (.abcd/memory.json): {counts.project}")
     else:
-        lines.append("notes in the project's file: none (not in a git repository)")
+        lines.append("project notes: none (not in a git repository)")
     lines.extend(f"unreadable: {problem}" for problem in counts.unreadable)
     return lines

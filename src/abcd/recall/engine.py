@@ -40,6 +40,7 @@ from abcd.recall.items import (
     read_machine_pages,
     read_project_notes,
     read_workspace_pages,
+    what,
 )
 from abcd.recall.machine import IndexedNotes, machine_note, read_machine_notes
 from abcd.recall.terms import Prompt, Term, scan, term_of, warm, words
@@ -290,7 +291,7 @@ def _suppress(items: list[Item], outcome: Outcome) -> list[Item]:
         twin = narrow.get(item.key) if item.layer == "machine" else None
         if twin is not None:
             outcome.withheld.append(
-                (item, f"suppressed by a narrower scope (the {twin.layer} {twin.kind})")
+                (item, f"suppressed by a narrower scope (the {what(twin.kind, twin.layer)})")
             )
         else:
             kept.append(item)

@@ -58,11 +58,19 @@ MACHINE_PAGES_REL = "memory"
 NARROW, WIDE = 0, 1  # scope ranks: the repository's items are narrower than the machine's
 
 LABELS = {
-    ("note", "project"): "(project file, committed in this repository)",
+    ("note", "project"): "(project note, committed in this repository)",
     ("note", "machine"): "(personal note, agent-written)",
-    ("page", "workspace"): "(workspace page, in this repository)",
-    ("page", "machine"): "(machine page, on this machine)",
+    ("page", "workspace"): "(project page, in this repository)",
+    ("page", "machine"): "(personal page, on this machine)",
 }
+# The words every output uses for an item's layer (issue 15): the home's are personal, the
+# repository's are the project's. `WHAT` names the item whole.
+LAYER_WORDS = {"machine": "personal", "project": "project", "workspace": "project"}
+
+
+def what(kind: str, layer: str) -> str:
+    """`personal note`, `project note`, `personal page` or `project page`."""
+    return f"{LAYER_WORDS.get(layer, layer)} {kind}"
 
 
 class Item:

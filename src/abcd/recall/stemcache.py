@@ -121,7 +121,9 @@ class StemCache:
         try:
             data = self.home.read(rel, CACHE_MAX_BYTES)
             # A CRC-32 of the body first: a cache damaged on disk is re-derived, never believed.
-            body = data[4:] if data and int.from_bytes(data[:4], "little") == crc32(data[4:]) else b""
+            body = (
+                data[4:] if data and int.from_bytes(data[:4], "little") == crc32(data[4:]) else b""
+            )
             stored = marshal.loads(body) if body else None
         except (AbcdError, OSError, ValueError, EOFError, TypeError):
             return {}

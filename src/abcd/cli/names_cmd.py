@@ -1,0 +1,199 @@
+"""`abcd names`: keep this checkout's private-names list, and keep it out of git.
+
+The gate refuses a note naming anyone on the list (docs/gate.md). The list is
+`<repo>/.abcd/.work.local/private-names.txt`; a person should never publish it
+by accident, so every command here that makes the folder also writes
+`.abcd/.work.local/.gitignore` holding `*`: git then ignores the folder's whole
+content, that file included, with nothing to add to the project's own
+`.gitignore`. A list git already tracks is named, with the command that stops
+tracking it. Nothing here prints a name except `list`, to the person who asked.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from typing import Annotated
+
+import typer
+
+from abcd.cli.app import command_group
+from abcd.cli.output import notice
+from abcd.errors import AbcdError, Refused
+from abcd.gate.limits import PRIVATE_NAMES_MAX_BYTES
+from abcd.gate.names import parse_private_names
+from abcd.repo import PRIVATE_NAMES_REL, Repo, find_repo
+
+FOLDER_REL = os.path.dirname(PRIVATE_NAMES_REL)  # .abcd/.work.local
+GITIGNORE = "*\n"
+HEADER = (
+    "# Private names: the write gate refuses any note naming one of these (docs/gate.md).\n"
+    "# One name a line; lines starting with # are comments. Kept out of git by .gitignore here.\n"
+)
+
+app = command_group(
+    "Keep this checkout's private-names list (the gate refuses notes naming them), out of git."
+    '\n\n\\b\nExample:\n  abcd names add "Acme Corp"',
+    no_args_is_help=True,
+)
+
+
+def _repo() -> Repo:
+    repo = find_repo()
+    if repo is None:
+        raise AbcdError(
+            "not in a git repository: the private-names list belongs to a checkout; "
+            "run this inside one"
+        )
+    return repo
+
+
+def _prepare(repo: Repo) -> str:
+    """Make `.abcd/.work.local/` with its `.gitignore` if missing; the list's path."""
+    folder = os.path.join(repo.top, FOLDER_REL)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    ignore = os.path.join(folder, ".gitignore")
+    if not os.path.lexists(ignore):
+        with open(ignore, "x", encoding="utf-8") as handle:
+            handle.write(GITIGNORE)
+        notice(f"wrote {os.path.join(FOLDER_REL, '.gitignore')}: git ignores everything in it")
+    path = os.path.join(repo.top, PRIVATE_NAMES_REL)
+    _say_if_tracked(repo, path)
+    return path
+
+
+def _say_if_tracked(repo: Repo, path: str) -> None:
+    try:
+        tracked = subprocess.run(
+            ["git", "ls-files", "--error-unmatch", "--", PRIVATE_NAMES_REL],
+            cwd=repo.top,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return  # without git there is nothing to publish it with
+    if tracked.returncode == 0 and os.path.lexists(path):
+        notice(
+            f"warning: git tracks {PRIVATE_NAMES_REL}, so a commit publishes it; stop with: "
+            f"git rm --cached {shlex.quote(PRIVATE_NAMES_REL)}"
+        )
+
+
+def _read(path: str) -> str:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return ""
+    except OSError as err:
+        raise Refused(
+            "unreadable", message=f"refused: {PRIVATE_NAMES_REL}: {err.strerror}"
+        ) from None
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(PRIVATE_NAMES_MAX_BYTES + 1)
+    if len(data) > PRIVATE_NAMES_MAX_BYTES:
+        raise Refused(
+            "too large",
+            message=f"refused: {PRIVATE_NAMES_REL} is over {PRIVATE_NAMES_MAX_BYTES} bytes",
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise Refused("not UTF-8", message=f"refused: {PRIVATE_NAMES_REL} is not UTF-8") from None
+
+
+def _append(path: str, text: str) -> None:
+    """Append to the list (made 0600 if new), never through a symbolic link."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as err:
+        raise Refused(
+            "unwritable", message=f"refused: {PRIVATE_NAMES_REL}: {err.strerror}"
+        ) from None
+    try:
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+@app.command()
+def add(
+    names: Annotated[
+        list[str], typer.Argument(metavar="NAME...", help="A name the gate refuses; one or more.")
+    ],
+) -> None:
+    """Add names to the list, making it (and its `.gitignore`) if it is not there yet.
+
+    \\b
+    Example:
+      abcd names add "Acme Corp" Globex
+    """
+    for name in names:
+        if "\n" in name or "\r" in name or not name.strip():
+            raise Refused("bad name", message="refused: a name is one non-empty line")
+        if name.strip().startswith("#"):
+            raise Refused("bad name", message="refused: a name cannot start with # (a comment)")
+    path = _prepare(_repo())
+    text = _read(path)
+    have = {n.casefold() for n in parse_private_names(text)}
+    new = []
+    for name in names:
+        clean = " ".join(name.split())
+        if clean.casefold() not in have:
+            have.add(clean.casefold())
+            new.append(clean)
+    lead = "" if text else HEADER
+    if text and not text.endswith("\n"):
+        lead = "\n"
+    if new:
+        _append(path, lead + "".join(f"{n}\n" for n in new))
+    print(
+        f"{PRIVATE_NAMES_REL}: added {len(new)} name(s), {len(names) - len(new)} already there; "
+        f"{len(have)} in all"
+    )
+
+
+@app.command("list")
+def list_() -> None:
+    """Print the names on this checkout's list, one a line.
+
+    \\b
+    Example:
+      abcd names list
+    """
+    repo = _repo()
+    for name in parse_private_names(_read(os.path.join(repo.top, PRIVATE_NAMES_REL))):
+        print(name)
+
+
+@app.command()
+def path() -> None:
+    """Print the list's path (making its folder and `.gitignore`, not the list).
+
+    \\b
+    Example:
+      "$EDITOR" "$(abcd names path)"
+    """
+    print(_prepare(_repo()))
+
+
+@app.command()
+def edit() -> None:
+    """Open the list in $VISUAL or $EDITOR (vi if neither is set), making it first if need be.
+
+    \\b
+    Example:
+      EDITOR=nano abcd names edit
+    """
+    path = _prepare(_repo())
+    if not _read(path):
+        _append(path, HEADER)
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        done = subprocess.run([*shlex.split(editor), path], check=False)
+    except OSError as err:
+        raise AbcdError(f"cannot run the editor {editor!r}: {err.strerror}") from None
+    if done.returncode != 0:
+        raise AbcdError(f"the editor {editor!r} exited {done.returncode}")

@@ -1,0 +1,76 @@
+"""`abcd names`: the private-names list made, filled and edited from the CLI, never in git."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import BY, Run, git
+
+LIST = Path(".abcd/.work.local/private-names.txt")
+
+
+def test_add_makes_the_list_and_keeps_it_out_of_git(abcd: Run, repo: Path) -> None:
+    result = abcd("names", "add", "Acme  Corp", "Globex")
+
+    assert result.code == 0, result.err
+    assert "added 2 name(s)" in result.out
+    assert (repo / LIST).read_text().splitlines()[-2:] == ["Acme Corp", "Globex"]
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    assert "wrote .abcd/.work.local/.gitignore" in result.err
+
+
+def test_a_name_already_there_is_not_added_twice_ignoring_case(abcd: Run, repo: Path) -> None:
+    abcd("names", "add", "Globex")
+
+    result = abcd("names", "add", "GLOBEX", "Initech")
+
+    assert "added 1 name(s), 1 already there; 2 in all" in result.out
+    assert abcd("names", "list").out == "Globex\nInitech\n"
+
+
+def test_the_gate_refuses_a_note_naming_someone_added(abcd: Run, repo: Path) -> None:
+    abcd("names", "add", "Initech")
+
+    result = abcd(
+        "memory", "add", "--title", "Ask Initech", "--recall", "w", "--by", BY, stdin="body"
+    )
+
+    assert result.code == 1
+    assert "private name" in result.err
+
+
+def test_edit_opens_the_list_in_the_persons_editor(abcd: Run, repo: Path, tmp_path: Path) -> None:
+    editor = tmp_path / "editor"
+    editor.write_text('#!/bin/sh\necho Hooli >> "$1"\n')
+    editor.chmod(0o755)
+
+    result = abcd("names", "edit", env={"VISUAL": str(editor)})
+
+    assert result.code == 0, result.err
+    assert abcd("names", "list").out == "Hooli\n"
+
+
+def test_a_list_git_already_tracks_is_named_with_the_way_out(abcd: Run, repo: Path) -> None:
+    (repo / LIST).parent.mkdir(parents=True)
+    (repo / LIST).write_text("Globex\n")
+    git(repo, "add", str(LIST))
+
+    result = abcd("names", "path")
+
+    assert f"warning: git tracks {LIST}" in result.err
+    assert f"git rm --cached {LIST}" in result.err
+
+
+def test_outside_a_repository_it_says_the_list_belongs_to_a_checkout(
+    abcd: Run, tmp_path: Path
+) -> None:
+    result = abcd("names", "add", "Globex", cwd=tmp_path)
+
+    assert result.code == 1
+    assert result.err.startswith("abcd: not in a git repository")
+
+
+def test_a_name_that_is_a_comment_or_two_lines_is_refused(abcd: Run, repo: Path) -> None:
+    assert abcd("names", "add", "# x").code == 1
+    assert abcd("names", "add", "a\nb").code == 1
+    assert not (repo / LIST).exists()

@@ -1,0 +1,66 @@
+"""Installed for daily use, as the README says: `pipx install` or `uv tool install`, from a
+checkout or a git URL, then `abcd` works and the plugin's hooks find that same `abcd`.
+
+Each install goes into a temporary pipx or uv home (tests/installed.py); the hook
+launcher then runs with a PATH that holds no `abcd` at all, so it can only have
+found the one installed beside the plugin folder.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import abcd
+from tests.installed import BARE_PATH, REPO_ROOT, git_url, install
+
+pytestmark = pytest.mark.slow
+
+
+def run(
+    argv: list[str], *, stdin: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv, input=stdin, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def the_hooks_find(script: Path, tmp_path: Path) -> None:
+    """`abcd plugin path` names a folder whose launcher runs this install's `abcd`, PATH or not."""
+    plugin = Path(run([str(script), "plugin", "path"]).stdout.strip())
+    assert plugin.is_relative_to(tmp_path), "the plugin folder is the installed one"
+    project = tmp_path / "project"
+    project.mkdir()
+    payload = json.dumps(
+        {"session_id": "s-1", "cwd": str(project), "prompt": "run the tests", "source": "startup"}
+    )
+    env = {"PATH": BARE_PATH, "HOME": str(tmp_path), "ABCD_HOME": str(tmp_path / "abcd-home")}
+
+    out = run(["sh", str(plugin / "hooks" / "abcd-hook"), "session-start"], stdin=payload, env=env)
+
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    assert (tmp_path / "abcd-home").is_dir(), "the hook ran and made its home"
+
+
+@pytest.mark.parametrize("how", ["pipx", "uv"])
+def test_installing_from_the_checkout_gives_an_abcd_the_plugins_hooks_find(
+    how: str, tmp_path: Path
+) -> None:
+    script = install(tmp_path / "tools", how, str(REPO_ROOT))
+
+    version = run([str(script), "--version"])
+
+    assert version.returncode == 0
+    assert version.stdout == f"abcd {abcd.__version__}\n"
+    the_hooks_find(script, tmp_path)
+
+
+def test_installing_from_a_git_url_gives_the_same(tmp_path: Path) -> None:
+    script = install(tmp_path / "tools", "uv", git_url())
+
+    assert run([str(script), "--version"]).stdout == f"abcd {abcd.__version__}\n"
+    the_hooks_find(script, tmp_path)
