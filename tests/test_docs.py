@@ -7,8 +7,8 @@ id. Blocks tagged ```text, ```console or nothing are never run: output, and
 commands that need what a throwaway home does not have (the real host, this
 checkout). A block tagged ```text checked right after a ```sh block is what
 that block prints (stdout and stderr as one stream), and must be: note ids,
-times, chain heads and `mktemp -d` folders aside, and a line `...` standing
-for lines left out.
+times, chain heads, SHA-256 hashes and `mktemp -d` folders aside, and a line
+`...` standing for lines left out.
 """
 
 from __future__ import annotations
@@ -100,11 +100,13 @@ def shell_blocks(text: str) -> list[Block]:
     return blocks
 
 
-# Ids, times, heads and throwaway paths differ on every run; the rest must match.
+# Ids, times, heads, hashes and throwaway paths differ on every run; the rest must match.
 _VARYING = [
     (re.compile(r"mem-\d{16}"), "mem-<id>"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "<time>"),
     (re.compile(r"head [0-9a-f]{16}"), "head <hash>"),
+    # A journal line's `prev`, the view's checkpoint: they hash times and stat stamps.
+    (re.compile(r"\b[0-9a-f]{64}\b"), "<sha256>"),
     (re.compile(r"/tmp/(?:\S*/)?tmp\.\w+"), "<mktemp -d>"),
 ]
 
@@ -202,6 +204,13 @@ def test_shown_output_must_match_what_is_printed_ids_times_and_elisions_aside() 
     assert shows(printed, "#1  mem-2611292121522425  score 0.7246\n...\nend\n")
     assert not shows(printed, "#1  mem-2611292121522425  score 0.3363\n...\n")
     assert not shows(printed, "#1  mem-2611292121522425  score 0.7246\n")
+
+
+def test_a_sha256_hash_is_aside_but_a_shorter_hex_word_is_not() -> None:
+    printed = f'"prev": "{"7c" * 32}",\n"signature": "2e7f7c48"\n'
+
+    assert shows(printed, f'"prev": "{"d9" * 32}",\n"signature": "2e7f7c48"\n')
+    assert not shows(printed, f'"prev": "{"d9" * 32}",\n"signature": "2e7f7c49"\n')
 
 
 def test_the_pages_that_teach_commands_have_examples_that_run() -> None:
