@@ -140,3 +140,85 @@ class Shape:
         run = f"{_class(self.alphabet_spec)}{{{self.low},{self.high}}}"
         after = f"(?!{_class(self.after_spec)})" if self.after_spec else ""
         return f"{flags}{before}(?:{prefixes}){run}{after}"
+
+
+class Chain:
+    """A prefix, then runs of alphabets in order, matched without `re`.
+
+    `xoxb-`, 8 to 14 digits, `-`, 8 to 100 of base62 is
+    `Chain(("xoxb-",), ("0-9", 8, 14), "-", ("A-Za-z0-9-", 8, 100))`: each
+    part is `(alphabet, low, high)` or a literal string. It matches where one of
+    `prefixes` occurs (in lower case when `fold_case`), the character before it,
+    if any, is not in `before`, and each run follows in turn, the last one with
+    nothing required after it.
+
+    Each run is taken greedily up to `high` and never given back. That is what
+    the regular expression finds when a run of varying length is followed by a
+    part whose alphabet it does not share (the run cannot end anywhere else),
+    so a chain whose parts break that rule is refused on first use.
+    """
+
+    __slots__ = ("_runs", "before", "before_spec", "fold_case", "parts", "prefixes")
+
+    def __init__(
+        self,
+        prefixes: tuple[str, ...],
+        *parts: str | tuple[str, int, int],
+        before: str = "",
+        fold_case: bool = False,
+    ) -> None:
+        self.prefixes = tuple(p.lower() for p in prefixes) if fold_case else prefixes
+        # A literal is a run of each of its characters, once.
+        self.parts = tuple(
+            run
+            for part in parts
+            for run in ([(ch, 1, 1) for ch in part] if isinstance(part, str) else [part])
+        )
+        self.before_spec = before
+        self.fold_case = fold_case
+        self.before: frozenset[str] = frozenset()
+        self._runs: list[tuple[frozenset[str], int, int]] | None = None
+
+    def _sets(self) -> list[tuple[frozenset[str], int, int]]:
+        """The runs with their alphabets as sets, built (and checked) the first time."""
+        if self._runs is None:
+            from itertools import pairwise
+
+            runs = [(_set(spec, self.fold_case), low, high) for spec, low, high in self.parts]
+            for (alphabet, low, high), (following, _, _) in pairwise(runs):
+                if low < high and not alphabet.isdisjoint(following):
+                    raise ValueError("a run of varying length shares characters with the next")
+            self.before = _set(self.before_spec, self.fold_case)
+            self._runs = runs
+        return self._runs
+
+    def search(self, text: str, lowered: str) -> bool:
+        """True when the chain occurs in `text` (`lowered` is `text.lower()`)."""
+        seen = lowered if self.fold_case else text
+        runs = self._sets()
+        for prefix in self.prefixes:
+            at = seen.find(prefix)
+            while at != -1:
+                if not (at and seen[at - 1] in self.before):
+                    end = at + len(prefix)
+                    for alphabet, low, high in runs:
+                        start = end
+                        limit = min(len(seen), start + high)
+                        while end < limit and seen[end] in alphabet:
+                            end += 1
+                        if end - start < low:
+                            break
+                    else:
+                        return True
+                at = seen.find(prefix, at + 1)
+        return False
+
+    def regex(self) -> str:
+        """The same chain as a regular expression (flags inline, every quantifier bounded)."""
+        import re
+
+        flags = "(?ai)" if self.fold_case else "(?a)"
+        before = f"(?<!{_class(self.before_spec)})" if self.before_spec else ""
+        prefixes = "|".join(re.escape(p) for p in self.prefixes)
+        runs = "".join(f"{_class(spec)}{{{low},{high}}}" for spec, low, high in self.parts)
+        return f"{flags}{before}(?:{prefixes}){runs}"
