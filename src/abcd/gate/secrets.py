@@ -132,16 +132,33 @@ _NOT_SECRET_WORDS = frozenset(
 
 def _assigned_secret(text: str, match: re.Match[str]) -> bool:
     name, value = match.group(1), match.group(2)
-    last = compiled("name-last-word", _LAST_WORD).search(name)
-    if last is not None and last.group(0).lower() in _NOT_SECRET_WORDS:
+    last = last_word(name)
+    if last is not None and last.lower() in _NOT_SECRET_WORDS:
         return False
     if "EXAMPLE" in value:
         return False  # AWS's documentation keys (`...EXAMPLE`, `...EXAMPLEKEY`)
     return is_literal_secret(value, text[match.end(2) : match.end(2) + 1])
 
 
-# The last word of a snake, kebab, dotted or camelCase name.
+# The last word of a snake, kebab, dotted or camelCase name; `last_word` finds
+# what `re.search(_LAST_WORD, name)` finds, without compiling it.
 _LAST_WORD = r"(?a)(?:[A-Z]?[a-z0-9]{1,40}|[A-Z0-9]{1,40})$"
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER_DIGITS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_UPPER_DIGITS = _UPPER | frozenset("0123456789")
+
+
+def last_word(name: str) -> str | None:
+    """The last word of `name` (which holds no newline), as `_LAST_WORD` finds it: the end of
+    the name from the leftmost place where the rest is one word, else `None`."""
+    for start in range(max(0, len(name) - 41), len(name)):
+        tail = name[start:]
+        if len(tail) <= 40 and (_LOWER_DIGITS.issuperset(tail) or _UPPER_DIGITS.issuperset(tail)):
+            return tail
+        if tail[0] in _UPPER and _LOWER_DIGITS.issuperset(tail[1:]):
+            return tail
+    return None
+
 
 _B62 = "A-Za-z0-9"
 _W = "A-Za-z0-9_"  # what `\b` calls a word character
