@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from abcd.gate.secrets import RULES
-from abcd.gate.shape import Chain, Shape, chars
+from abcd.gate.shape import Chain, Either, Shape, chars
 
 from .samples import FALSE_SECRETS, TRUE_SECRETS
 
@@ -81,8 +81,12 @@ REPLACED = {
     "anthropic-api-key": r"(?a)sk-ant-[a-z]{2,8}\d{2}-[\w-]{32,200}",
     "jwt": r"(?a)(?<![\w-])ey[\w-]{17,2000}\.ey[\w-]{17,4000}",
     "putty-private-key": r"(?ai)PuTTY-User-Key-File-\d{1,2}:",
+    "slack-legacy-workspace-token": r"(?a)xox[ar]-(?:\d-)?[^\W_]{8,48}",
+    "azure-storage-key": (
+        r"(?ai)(?:AccountKey=[A-Za-z0-9+/]{86}==|SharedAccessKey=[A-Za-z0-9+/=]{40,50})"
+    ),
 }
-CHAINED = [rule for rule in RULES if isinstance(rule.shape, Chain)]
+CHAINED = [rule for rule in RULES if isinstance(rule.shape, (Chain, Either))]
 
 
 def test_every_chain_names_the_expression_it_replaced() -> None:
@@ -102,6 +106,18 @@ def _near_misses(sample: str) -> list[str]:
     return texts
 
 
+def _runs_of_every_length(prefixes: tuple[str, ...]) -> list[str]:
+    """Each prefix (in both cases) then a run of 1 to 90 of one character, and maybe an ending,
+    so that every run's bounds are crossed whatever the samples hold."""
+    texts = []
+    for prefix in {*prefixes, *(p.upper() for p in prefixes)}:
+        for head in ("", "1-", "12-1-", "ab12-"):
+            for size in range(1, 91):
+                for ch in ("a", "7"):
+                    texts += [prefix + head + ch * size + end for end in ("", "==", ":", " ")]
+    return texts
+
+
 @pytest.mark.parametrize("rule", CHAINED, ids=lambda r: r.id)
 def test_each_chain_agrees_with_the_expression_it_replaced(rule: object) -> None:
     from abcd.gate.secrets import SecretRule
@@ -112,6 +128,7 @@ def test_each_chain_agrees_with_the_expression_it_replaced(rule: object) -> None
     texts = list(FALSE_SECRETS[rule.id])
     for _ in range(5):
         texts += _near_misses(TRUE_SECRETS[rule.id](rng).text)
+    texts += _runs_of_every_length(rule.shape.prefixes)
     for text in texts:
         assert rule.shape.search(text, text.lower()) == bool(replaced.search(text)), text
     assert any(replaced.search(text) for text in texts)  # the samples do hold the shape
@@ -162,3 +179,8 @@ def test_a_chain_whose_run_could_end_in_two_places_is_refused() -> None:
     chain = Chain(("k",), ("a-c", 1, 3), ("a", 1, 1))
     with pytest.raises(ValueError):
         chain.search("kaaa", "kaaa")
+
+
+def test_either_refuses_chains_that_fold_case_differently() -> None:
+    with pytest.raises(ValueError):
+        Either(Chain(("a",), ("0-9", 1, 1)), Chain(("b",), ("0-9", 1, 1), fold_case=True))

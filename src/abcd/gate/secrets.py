@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from abcd.gate.compiled import compiled
 from abcd.gate.literal import is_literal_secret, is_placeholder_password, looks_random_letters
-from abcd.gate.shape import Chain, Shape
+from abcd.gate.shape import Chain, Either, Shape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class SecretRule:
         id: str,
         kind: str,
         keywords: tuple[str, ...],
-        pattern: str | Shape | Chain,
+        pattern: str | Shape | Chain | Either,
         *,
         source: str = "",
         confirm: Confirm | None = None,
@@ -57,13 +57,13 @@ class SecretRule:
         self.kind = kind
         self.source = source or f"gitleaks:{id}"
         self.keywords = keywords
-        self.shape = pattern if isinstance(pattern, (Shape, Chain)) else None
+        self.shape = pattern if isinstance(pattern, (Shape, Chain, Either)) else None
         self._pattern = pattern if isinstance(pattern, str) else ""
         self.confirm = confirm
 
     @property
     def pattern(self) -> str:
-        """The rule as a regular expression (for a `Shape` or `Chain`, the same written as one)."""
+        """The rule as a regular expression (for a `Shape`, `Chain` or `Either`, the same written as one)."""
         if self.shape is not None:
             return self.shape.regex()
         return self._pattern
@@ -75,7 +75,7 @@ class SecretRule:
 def _shaped(
     id: str,
     kind: str,
-    shape: Shape | Chain,
+    shape: Shape | Chain | Either,
     *,
     keywords: tuple[str, ...] = (),
     source: str = "",
@@ -252,7 +252,10 @@ RULES: tuple[SecretRule, ...] = (
         "slack-legacy-workspace-token",
         SLACK,
         ("xoxa-", "xoxr-"),
-        r"(?a)xox[ar]-(?:\d-)?[^\W_]{8,48}",
+        Either(
+            Chain(("xoxa-", "xoxr-"), (_DIGITS, 1, 1), "-", (_B62, 8, 48)),
+            Chain(("xoxa-", "xoxr-"), (_B62, 8, 48)),
+        ),
     ),
     _shaped(
         "slack-app-token",
@@ -406,7 +409,10 @@ RULES: tuple[SecretRule, ...] = (
         "azure-storage-key",
         "secret: azure storage key",
         ("accountkey=", "sharedaccesskey="),
-        r"(?ai)(?:AccountKey=[A-Za-z0-9+/]{86}==|SharedAccessKey=[A-Za-z0-9+/=]{40,50})",
+        Either(
+            Chain(("AccountKey=",), ("A-Za-z0-9+/", 86, 86), "==", fold_case=True),
+            Chain(("SharedAccessKey=",), ("A-Za-z0-9+/=", 40, 50), fold_case=True),
+        ),
         source="detect-secrets:AzureStorageKeyDetector",
     ),
     _shaped(

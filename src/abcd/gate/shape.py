@@ -215,10 +215,34 @@ class Chain:
 
     def regex(self) -> str:
         """The same chain as a regular expression (flags inline, every quantifier bounded)."""
+        return ("(?ai)" if self.fold_case else "(?a)") + self.body()
+
+    def body(self) -> str:
+        """`regex()` without its flags."""
         import re
 
-        flags = "(?ai)" if self.fold_case else "(?a)"
         before = f"(?<!{_class(self.before_spec)})" if self.before_spec else ""
         prefixes = "|".join(re.escape(p) for p in self.prefixes)
         runs = "".join(f"{_class(spec)}{{{low},{high}}}" for spec, low, high in self.parts)
-        return f"{flags}{before}(?:{prefixes}){runs}"
+        return f"{before}(?:{prefixes}){runs}"
+
+
+class Either:
+    """One of several chains (`AccountKey=` and 86 of base64, or `SharedAccessKey=` and 40 to 50)."""
+
+    __slots__ = ("chains", "prefixes")
+
+    def __init__(self, *chains: Chain) -> None:
+        if len({c.fold_case for c in chains}) != 1:
+            raise ValueError("the chains of an Either must fold case alike")
+        self.chains = chains
+        self.prefixes = tuple(dict.fromkeys(p for c in chains for p in c.prefixes))
+
+    def search(self, text: str, lowered: str) -> bool:
+        """True when one of the chains occurs in `text` (`lowered` is `text.lower()`)."""
+        return any(chain.search(text, lowered) for chain in self.chains)
+
+    def regex(self) -> str:
+        """The same as one regular expression: the chains as alternatives."""
+        flags = "(?ai)" if self.chains[0].fold_case else "(?a)"
+        return flags + "(?:" + "|".join(chain.body() for chain in self.chains) + ")"
