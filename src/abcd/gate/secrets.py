@@ -186,7 +186,13 @@ RULES: tuple[SecretRule, ...] = (
         "azure-ad-client-secret",
         "secret: azure client secret",
         ("q~",),
-        r"(?a)(?<![\w~.-])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])",
+        Chain(
+            ("Q~",),
+            (_W + "~.-", 31, 34),
+            lead=((_W + "~.", 3), (_DIGITS, 1)),
+            before=_W + "~.-",
+            after=_W + "~.-",
+        ),
     ),
     _shaped("digitalocean-pat", "secret: digitalocean token", Shape(("dop_v1_",), _HEX, 64)),
     _shaped(
