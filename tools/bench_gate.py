@@ -4,6 +4,7 @@
     .venv/bin/python tools/bench_gate.py            # everything
     .venv/bin/python tools/bench_gate.py judge      # judge_note on a 2 KiB body, warm and first call
     .venv/bin/python tools/bench_gate.py import     # import cost vs abcd.errors, and -X importtime
+    .venv/bin/python tools/bench_gate.py compare OTHER_SRC  # first call, this tree vs another, alternating
 
 Figures go to stdout; docs/gate.md records them with this command. Never a
 test: timings on shared machines are noisy, so the fresh-process figures give
@@ -167,6 +168,43 @@ def bench_judge(runs: int = 2000) -> None:
             )
 
 
+_FIRST_CALL = (
+    "import sys, time, re\n"
+    "from abcd.gate import judge_note\n"
+    "body = sys.stdin.read()\n"
+    "t = time.perf_counter(); judge_note('t', body, ['w'])\n"
+    "print(time.perf_counter() - t)\n"
+)
+
+
+def bench_compare(other_src: str, rounds: int = 40) -> None:
+    """The first call in a fresh process, this tree against `other_src` (another checkout's
+    `src`, e.g. `git archive main src | tar -x -C /tmp/main`), alternating so that drift
+    on a shared machine hits both alike."""
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    trees = {"this tree": here, other_src: other_src}
+    envs = {name: {**bytecode_env(), "PYTHONPATH": src} for name, src in trees.items()}
+    for name, body in (("realistic", realistic_body()), ("worst case", worst_body())):
+        firsts: dict[str, list[float]] = {tree: [] for tree in trees}
+        for _ in range(rounds + 1):  # the first round fills the bytecode caches
+            for tree, env in envs.items():
+                out = subprocess.run(
+                    [PY, "-c", _FIRST_CALL],
+                    input=body,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    env=env,
+                )
+                firsts[tree].append(float(out.stdout))
+        for tree, times in firsts.items():
+            times = times[1:]
+            print(
+                f"judge_note, first call, {name}, {tree}: median {_median_ms(times):.2f} ms, "
+                f"least {min(times) * 1000:.2f} ms over {rounds} processes"
+            )
+
+
 def bytecode_env(*, cached: bool = True) -> dict[str, str]:
     """The environment for a child interpreter: with a bytecode cache (as an install has) or without.
 
@@ -233,6 +271,9 @@ def main(argv: list[str]) -> int:
         bench_judge()
     if what in ("import", "all"):
         bench_import()
+    if what == "compare" and len(argv) > 2:
+        bench_compare(argv[2])
+        return 0
     if what not in ("judge", "import", "all"):
         print(__doc__)
         return 2

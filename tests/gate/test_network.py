@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import random
+import re
+from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from abcd.gate import judge_note
+from abcd.gate import judge_note, network
 from abcd.gate.network import EMAIL, IPV4, IPV6, MAC, PRIVATE_HOST, UUID, find_network
 
 
@@ -147,3 +151,54 @@ def test_an_address_in_a_recall_word_is_refused_naming_recall_1() -> None:
     finding = judge_note("t", "body", ["network", "10.1.2.3"])
     assert finding is not None
     assert (finding.kind, finding.field) == (IPV4, "recall[1]")
+
+
+# `hex_groups` finds what the MAC and UUID expressions find, in the same order.
+_HEX_SCANS = [
+    (
+        "uuid",
+        network._UUID,
+        lambda text: network.hex_groups(text, (8, 4, 4, 4, 12), "-", network._HEX),
+    ),
+    (
+        "mac",
+        network._MAC,
+        lambda text: network.hex_groups(text, (2,) * 6, ":-", network._HEX | {":", "-"}),
+    ),
+]
+_HEX_PIECES = ["a1", "F0", "0", "9b", "-", ":", "1234", "abcdef12", "x", " ", "_", "g", "0" * 12]
+
+
+@pytest.mark.parametrize(("name", "expression", "scan"), _HEX_SCANS, ids=[s[0] for s in _HEX_SCANS])
+def test_hex_groups_find_what_the_expression_finds_on_samples(
+    name: str, expression: str, scan: Callable[[str], list[str]]
+) -> None:
+    uuid = "123e4567-e89b-12d3-a456-426614174000"
+    mac = "3c:22:fb:1a:2b:3c"
+    samples = [
+        uuid,
+        uuid.upper(),
+        mac,
+        mac.replace(":", "-"),
+        "00:00:00:00:00:00",
+        "3c:22-fb:1a:2b:3c",
+    ]
+    texts = [
+        g + s + t
+        for s in samples
+        for g in ("", "a", "-", ":", " ")
+        for t in ("", "f", "-", ":", " ")
+    ]
+    texts += [uuid + uuid, mac + " " + mac, uuid[:-1], mac[:-1], uuid + "-" + uuid]
+    for text in texts:
+        assert scan(text) == [m.group(0) for m in re.finditer(expression, text)], text
+
+
+@settings(max_examples=1000, deadline=None)
+@given(scan=st.sampled_from(_HEX_SCANS), pieces=st.lists(st.sampled_from(_HEX_PIECES), max_size=14))
+def test_hex_groups_find_what_the_expression_finds_on_random_text(
+    scan: tuple[str, str, Callable[[str], list[str]]], pieces: list[str]
+) -> None:
+    _, expression, find = scan
+    text = "".join(pieces)
+    assert find(text) == [m.group(0) for m in re.finditer(expression, text)], text

@@ -9,8 +9,10 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from abcd.gate import judge_note
+from abcd.gate import judge_note, secrets
 from abcd.gate.secrets import RULES, find_secret
 
 from .samples import FALSE_SECRETS, TRUE_SECRETS
@@ -161,3 +163,31 @@ def test_long_adversarial_input_within_the_cap_gets_a_definite_answer(adversaria
     text = adversarial[:8192]
     finding = judge_note("t", text, ["w"])
     assert finding is None or finding.field == "body"
+
+
+# `last_word` finds what the expression it stands for finds, on names as the table's names run.
+_NAME_CHARS = st.sampled_from(["a", "z", "Z", "K", "9", "0", "_", ".", "-", "é", "ab", "XY"])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    pieces=st.lists(_NAME_CHARS, max_size=10),
+    run=st.sampled_from(["", "a" * 39, "a" * 40, "a" * 41, "A" * 40, "9" * 41, "B" + "c" * 40]),
+)
+def test_the_last_word_of_a_name_is_what_its_expression_finds(pieces: list[str], run: str) -> None:
+    name = "".join(pieces) + run
+    found = re.search(secrets._LAST_WORD, name)
+    assert secrets.last_word(name) == (found.group(0) if found else None), name
+
+
+def test_the_last_word_of_the_names_people_write() -> None:
+    words = ["input_tokens", "tokenSha", "SECRET_NAME", "password.hash", "api-key", "x_", "KEY"]
+    assert [secrets.last_word(w) for w in words] == [
+        "tokens",
+        "Sha",
+        "NAME",
+        "hash",
+        "key",
+        None,
+        "KEY",
+    ]

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Sequence
 
+    from abcd.errors import Refused
+
 
 def judge_text(
     text: str,
@@ -66,8 +68,6 @@ def _judge_fields(
     stamp: bool = False,
 ) -> Finding | None:
     """The first finding in `fields`, each `(field, text)`; refuses when the gate cannot judge."""
-    from abcd.errors import Refused
-
     try:
         names = names_matcher(private_names)
         for field, text in fields:
@@ -75,11 +75,19 @@ def _judge_fields(
             if kind is not None:
                 return Finding(kind, field)
     except GateUnavailable as err:
-        raise Refused(GATE_UNAVAILABLE, detail=err.reason) from None
+        raise _unavailable(err.reason) from None
     except Exception as err:
         # Never let a bug pass a note unjudged; name the error's type, not its message.
-        raise Refused(GATE_UNAVAILABLE, detail=f"internal error ({type(err).__name__})") from None
+        raise _unavailable(f"internal error ({type(err).__name__})") from None
     return None
+
+
+def _unavailable(detail: str) -> Refused:
+    """`Refused("gate unavailable")`; `abcd.errors` is imported only here, when the gate refuses
+    (the CLI has it already; a library caller's first judgement need not pay for it)."""
+    from abcd.errors import Refused
+
+    return Refused(GATE_UNAVAILABLE, detail=detail)
 
 
 def judge_stamps(

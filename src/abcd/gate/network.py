@@ -50,6 +50,7 @@ _IPV6 = (
     r"[0-9A-Fa-f:]{2,39}(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?"
     r"(?:%[\w.-]{1,16})?(?![\w:]|\.\d)"
 )
+# `_MAC` and `_UUID` say what `hex_groups` finds (tests hold the two to the same answers).
 _MAC = (
     r"(?a)(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}"
     r"(?![0-9A-Fa-f:-])"
@@ -176,9 +177,54 @@ def _ipv6(text: str) -> bool:
     return False
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+_UUID_GROUPS = (8, 4, 4, 4, 12)
+_MAC_GROUPS = (2, 2, 2, 2, 2, 2)
+
+
+def hex_groups(text: str, sizes: tuple[int, ...], seps: str, glued: frozenset[str]) -> list[str]:
+    """Each run of hex-digit groups of `sizes` joined by one of `seps` (the same one throughout)
+    with no character of `glued` on either side, in the order of the text.
+
+    What `re.finditer(_UUID)` (`sizes` 8-4-4-4-12, `-`, hex digits) and
+    `re.finditer(_MAC)` (six of 2, `:` or `-`, hex digits and both separators)
+    find, without compiling either: the runs are fixed in length and cannot
+    overlap, since neither may be glued to a character it is made of.
+    """
+    length = sum(sizes) + len(sizes) - 1
+    found: list[tuple[int, str]] = []
+    for sep in seps:
+        at = text.find(sep)
+        while at != -1:
+            start, end = at - sizes[0], at - sizes[0] + length
+            if (
+                start >= 0
+                and end <= len(text)
+                and (start == 0 or text[start - 1] not in glued)
+                and (end == len(text) or text[end] not in glued)
+                and _hex_groups_at(text, start, sizes, sep)
+            ):
+                found.append((start, text[start:end]))
+            at = text.find(sep, at + 1)
+    return [run for _, run in sorted(found)]
+
+
+def _hex_groups_at(text: str, start: int, sizes: tuple[int, ...], sep: str) -> bool:
+    at = start
+    for i, size in enumerate(sizes):
+        if i:
+            if text[at] != sep:
+                return False
+            at += 1
+        if not _HEX.issuperset(text[at : at + size]):
+            return False
+        at += size
+    return True
+
+
 def _mac(text: str) -> bool:
-    for m in compiled("mac", _MAC).finditer(text):
-        value = m.group(0).lower().replace("-", ":")
+    for run in hex_groups(text, _MAC_GROUPS, ":-", _HEX | {":", "-"}):
+        value = run.lower().replace("-", ":")
         if value in ("00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"):
             continue
         if value.startswith("00:00:5e:00:53:"):  # RFC 7042 documentation range
@@ -188,8 +234,8 @@ def _mac(text: str) -> bool:
 
 
 def _uuid(text: str) -> bool:
-    for m in compiled("uuid", _UUID).finditer(text):
-        digits = m.group(0).replace("-", "").lower()
+    for run in hex_groups(text, _UUID_GROUPS, "-", _HEX):
+        digits = run.replace("-", "").lower()
         if digits not in ("0" * 32, "f" * 32):  # the nil and max UUIDs
             return True
     return False

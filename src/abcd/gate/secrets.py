@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from abcd.gate.compiled import compiled
 from abcd.gate.literal import is_literal_secret, is_placeholder_password, looks_random_letters
-from abcd.gate.shape import Shape
+from abcd.gate.shape import Chain, Either, Shape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class SecretRule:
         id: str,
         kind: str,
         keywords: tuple[str, ...],
-        pattern: str | Shape,
+        pattern: str | Shape | Chain | Either,
         *,
         source: str = "",
         confirm: Confirm | None = None,
@@ -57,13 +57,13 @@ class SecretRule:
         self.kind = kind
         self.source = source or f"gitleaks:{id}"
         self.keywords = keywords
-        self.shape = pattern if isinstance(pattern, Shape) else None
+        self.shape = pattern if isinstance(pattern, (Shape, Chain, Either)) else None
         self._pattern = pattern if isinstance(pattern, str) else ""
         self.confirm = confirm
 
     @property
     def pattern(self) -> str:
-        """The rule as a regular expression (for a `Shape`, the same shape written as one)."""
+        """The rule as a regular expression (for a `Shape`, `Chain` or `Either`, the same written as one)."""
         if self.shape is not None:
             return self.shape.regex()
         return self._pattern
@@ -75,7 +75,7 @@ class SecretRule:
 def _shaped(
     id: str,
     kind: str,
-    shape: Shape,
+    shape: Shape | Chain | Either,
     *,
     keywords: tuple[str, ...] = (),
     source: str = "",
@@ -132,21 +132,39 @@ _NOT_SECRET_WORDS = frozenset(
 
 def _assigned_secret(text: str, match: re.Match[str]) -> bool:
     name, value = match.group(1), match.group(2)
-    last = compiled("name-last-word", _LAST_WORD).search(name)
-    if last is not None and last.group(0).lower() in _NOT_SECRET_WORDS:
+    last = last_word(name)
+    if last is not None and last.lower() in _NOT_SECRET_WORDS:
         return False
     if "EXAMPLE" in value:
         return False  # AWS's documentation keys (`...EXAMPLE`, `...EXAMPLEKEY`)
     return is_literal_secret(value, text[match.end(2) : match.end(2) + 1])
 
 
-# The last word of a snake, kebab, dotted or camelCase name.
+# The last word of a snake, kebab, dotted or camelCase name; `last_word` finds
+# what `re.search(_LAST_WORD, name)` finds, without compiling it.
 _LAST_WORD = r"(?a)(?:[A-Z]?[a-z0-9]{1,40}|[A-Z0-9]{1,40})$"
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER_DIGITS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_UPPER_DIGITS = _UPPER | frozenset("0123456789")
+
+
+def last_word(name: str) -> str | None:
+    """The last word of `name` (which holds no newline), as `_LAST_WORD` finds it: the end of
+    the name from the leftmost place where the rest is one word, else `None`."""
+    for start in range(max(0, len(name) - 41), len(name)):
+        tail = name[start:]
+        if len(tail) <= 40 and (_LOWER_DIGITS.issuperset(tail) or _UPPER_DIGITS.issuperset(tail)):
+            return tail
+        if tail[0] in _UPPER and _LOWER_DIGITS.issuperset(tail[1:]):
+            return tail
+    return None
+
 
 _B62 = "A-Za-z0-9"
 _W = "A-Za-z0-9_"  # what `\b` calls a word character
 _HEX = "a-f0-9"
 _B64URL = "A-Za-z0-9_-"
+_DIGITS = "0-9"  # `\d` under `(?a)`
 
 GITHUB = "secret: github token"
 GITLAB = "secret: gitlab token"
@@ -168,7 +186,13 @@ RULES: tuple[SecretRule, ...] = (
         "azure-ad-client-secret",
         "secret: azure client secret",
         ("q~",),
-        r"(?a)(?<![\w~.-])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])",
+        Chain(
+            ("Q~",),
+            (_W + "~.-", 31, 34),
+            lead=((_W + "~.", 3), (_DIGITS, 1)),
+            before=_W + "~.-",
+            after=_W + "~.-",
+        ),
     ),
     _shaped("digitalocean-pat", "secret: digitalocean token", Shape(("dop_v1_",), _HEX, 64)),
     _shaped(
@@ -199,40 +223,55 @@ RULES: tuple[SecretRule, ...] = (
     _shaped("gitlab-feed-token", GITLAB, Shape(("glft-",), _B64URL, 20)),
     _shaped("gitlab-scim-token", GITLAB, Shape(("glsoat-",), _B64URL, 20)),
     _shaped("gitlab-oauth-app-secret", GITLAB, Shape(("gloas-",), _B64URL, 64)),
-    SecretRule(
+    _shaped(
         "gitlab-cicd-job-token",
         GITLAB,
-        ("glcbt-",),
-        r"(?a)glcbt-[^\W_]{1,5}_[\w-]{20}",
+        Chain(("glcbt-",), (_B62, 1, 5), "_", (_B64URL, 20, 20)),
     ),
     _shaped("gitlab-incoming-mail-token", GITLAB, Shape(("glimt-",), _B64URL, 25)),
     _shaped("gitlab-kubernetes-agent-token", GITLAB, Shape(("glagent-",), _B64URL, 50)),
     _shaped("gitlab-feature-flag-client-token", GITLAB, Shape(("glffct-",), _B64URL, 20)),
     # --- chat
-    SecretRule("slack-bot-token", SLACK, ("xoxb-",), rf"(?a)xoxb-\d{{8,14}}-[{_B62}-]{{8,100}}"),
-    SecretRule(
+    _shaped(
+        "slack-bot-token",
+        SLACK,
+        Chain(("xoxb-",), (_DIGITS, 8, 14), "-", (_B62 + "-", 8, 100)),
+    ),
+    _shaped(
         "slack-user-token",
         SLACK,
-        ("xoxp-", "xoxe-"),
-        rf"(?a)xox[pe]-\d{{8,14}}-\d{{8,14}}-[{_B62}-]{{8,100}}",
+        Chain(
+            ("xoxp-", "xoxe-"),
+            *((_DIGITS, 8, 14), "-", (_DIGITS, 8, 14), "-", (_B62 + "-", 8, 100)),
+        ),
     ),
-    SecretRule(
+    _shaped(
         "slack-legacy-token",
         SLACK,
-        ("xoxo-", "xoxs-"),
-        r"(?a)xox[os]-\d{1,14}-\d{1,14}-\d{1,14}-[a-fA-F0-9]{8,64}",
+        Chain(
+            ("xoxo-", "xoxs-"),
+            *((_DIGITS, 1, 14), "-", (_DIGITS, 1, 14), "-", (_DIGITS, 1, 14), "-"),
+            ("a-fA-F0-9", 8, 64),
+        ),
     ),
     SecretRule(
         "slack-legacy-workspace-token",
         SLACK,
         ("xoxa-", "xoxr-"),
-        r"(?a)xox[ar]-(?:\d-)?[^\W_]{8,48}",
+        Either(
+            Chain(("xoxa-", "xoxr-"), (_DIGITS, 1, 1), "-", (_B62, 8, 48)),
+            Chain(("xoxa-", "xoxr-"), (_B62, 8, 48)),
+        ),
     ),
-    SecretRule(
+    _shaped(
         "slack-app-token",
         SLACK,
-        ("xapp-",),
-        r"(?ai)xapp-\d-[A-Z0-9]{4,32}-\d{4,32}-[A-Z0-9]{8,128}",
+        Chain(
+            ("xapp-",),
+            *((_DIGITS, 1, 1), "-", ("A-Z0-9", 4, 32), "-", (_DIGITS, 4, 32), "-"),
+            ("A-Z0-9", 8, 128),
+            fold_case=True,
+        ),
     ),
     _shaped(
         "slack-config-access-token",
@@ -279,24 +318,21 @@ RULES: tuple[SecretRule, ...] = (
     ),
     _shaped("shopify-access-token", "secret: shopify token", Shape(("shpat_",), "a-fA-F0-9", 32)),
     _shaped("shopify-shared-secret", "secret: shopify token", Shape(("shpss_",), "a-fA-F0-9", 32)),
-    SecretRule(
+    _shaped(
         "sendgrid-api-token",
         "secret: sendgrid api key",
-        ("sg.",),
-        r"(?a)\bSG\.[\w-]{20,24}\.[\w-]{40,45}",
+        Chain(("SG.",), (_B64URL, 20, 24), ".", (_B64URL, 40, 45), before=_W),
     ),
     # --- AI providers
-    SecretRule(
+    _shaped(
         "anthropic-admin-api-key",
         "secret: anthropic api key",
-        ("sk-ant-",),
-        r"(?a)sk-ant-admin\d{2}-[\w-]{32,200}",
+        Chain(("sk-ant-admin",), (_DIGITS, 2, 2), "-", (_B64URL, 32, 200)),
     ),
-    SecretRule(
+    _shaped(
         "anthropic-api-key",
         "secret: anthropic api key",
-        ("sk-ant-",),
-        r"(?a)sk-ant-[a-z]{2,8}\d{2}-[\w-]{32,200}",
+        Chain(("sk-ant-",), ("a-z", 2, 8), (_DIGITS, 2, 2), "-", (_B64URL, 32, 200)),
     ),
     SecretRule(
         "openai-api-key",
@@ -346,7 +382,7 @@ RULES: tuple[SecretRule, ...] = (
         "secret: jwt",
         # The header ends where the payload begins: `.ey` (base64 of `{"`) is rare in prose.
         (".ey",),
-        r"(?a)(?<![\w-])ey[\w-]{17,2000}\.ey[\w-]{17,4000}",
+        Chain(("ey",), (_B64URL, 17, 2000), ".ey", (_B64URL, 17, 4000), before=_B64URL),
     ),
     SecretRule(
         "der-private-key",
@@ -372,14 +408,17 @@ RULES: tuple[SecretRule, ...] = (
         "secret: private key",
         ("putty-user-key-file-",),
         # A PuTTY key file's first line, like a PEM header, is enough.
-        r"(?ai)PuTTY-User-Key-File-\d{1,2}:",
+        Chain(("PuTTY-User-Key-File-",), (_DIGITS, 1, 2), ":", fold_case=True),
         source="abcd:putty-private-key",
     ),
     SecretRule(
         "azure-storage-key",
         "secret: azure storage key",
         ("accountkey=", "sharedaccesskey="),
-        r"(?ai)(?:AccountKey=[A-Za-z0-9+/]{86}==|SharedAccessKey=[A-Za-z0-9+/=]{40,50})",
+        Either(
+            Chain(("AccountKey=",), ("A-Za-z0-9+/", 86, 86), "==", fold_case=True),
+            Chain(("SharedAccessKey=",), ("A-Za-z0-9+/=", 40, 50), fold_case=True),
+        ),
         source="detect-secrets:AzureStorageKeyDetector",
     ),
     _shaped(

@@ -140,3 +140,144 @@ class Shape:
         run = f"{_class(self.alphabet_spec)}{{{self.low},{self.high}}}"
         after = f"(?!{_class(self.after_spec)})" if self.after_spec else ""
         return f"{flags}{before}(?:{prefixes}){run}{after}"
+
+
+class Chain:
+    """A prefix, then runs of alphabets in order, matched without `re`.
+
+    `xoxb-`, 8 to 14 digits, `-`, 8 to 100 of base62 is
+    `Chain(("xoxb-",), ("0-9", 8, 14), "-", ("A-Za-z0-9-", 8, 100))`: each
+    part is `(alphabet, low, high)` or a literal string. It matches where one of
+    `prefixes` occurs (in lower case when `fold_case`), the `lead` runs (each
+    `(alphabet, count)`, of fixed length) come just before it, the character
+    before all that, if any, is not in `before`, each run follows in turn, and
+    the character after the last, if any, is not in `after` (which, when given,
+    holds the last run's whole alphabet, as for a `Shape`).
+
+    Each run is taken greedily up to `high` and never given back. That is what
+    the regular expression finds when a run of varying length is followed by a
+    part whose alphabet it does not share (the run cannot end anywhere else),
+    so a chain whose parts break that rule is refused on first use.
+    """
+
+    __slots__ = (
+        "_lead",
+        "_runs",
+        "after",
+        "after_spec",
+        "before",
+        "before_spec",
+        "fold_case",
+        "lead",
+        "parts",
+        "prefixes",
+    )
+
+    def __init__(
+        self,
+        prefixes: tuple[str, ...],
+        *parts: str | tuple[str, int, int],
+        before: str = "",
+        after: str = "",
+        lead: tuple[tuple[str, int], ...] = (),
+        fold_case: bool = False,
+    ) -> None:
+        self.prefixes = tuple(p.lower() for p in prefixes) if fold_case else prefixes
+        # A literal is a run of each of its characters, once.
+        self.parts = tuple(
+            run
+            for part in parts
+            for run in ([(ch, 1, 1) for ch in part] if isinstance(part, str) else [part])
+        )
+        self.before_spec, self.after_spec, self.lead = before, after, lead
+        self.fold_case = fold_case
+        self.before: frozenset[str] = frozenset()
+        self.after: frozenset[str] = frozenset()
+        self._lead: list[tuple[frozenset[str], int]] = []
+        self._runs: list[tuple[frozenset[str], int, int]] | None = None
+
+    def _sets(self) -> list[tuple[frozenset[str], int, int]]:
+        """The runs with their alphabets as sets, built (and checked) the first time."""
+        if self._runs is None:
+            from itertools import pairwise
+
+            runs = [(_set(spec, self.fold_case), low, high) for spec, low, high in self.parts]
+            for (alphabet, low, high), (following, _, _) in pairwise(runs):
+                if low < high and not alphabet.isdisjoint(following):
+                    raise ValueError("a run of varying length shares characters with the next")
+            self.before = _set(self.before_spec, self.fold_case)
+            self.after = _set(self.after_spec, self.fold_case)
+            if self.after and not runs[-1][0] <= self.after:
+                raise ValueError("`after` must hold the last run's whole alphabet")
+            self._lead = [(_set(spec, self.fold_case), count) for spec, count in self.lead]
+            self._runs = runs
+        return self._runs
+
+    def search(self, text: str, lowered: str) -> bool:
+        """True when the chain occurs in `text` (`lowered` is `text.lower()`)."""
+        seen = lowered if self.fold_case else text
+        runs = self._sets()
+        for prefix in self.prefixes:
+            at = seen.find(prefix)
+            while at != -1:
+                begin = self._lead_start(seen, at)
+                if begin is not None and not (begin and seen[begin - 1] in self.before):
+                    end = at + len(prefix)
+                    for i, (alphabet, low, high) in enumerate(runs):
+                        start = end
+                        # With `after`, the last run is looked at one further: longer is no match.
+                        longer = 1 if self.after and i == len(runs) - 1 else 0
+                        limit = min(len(seen), start + high + longer)
+                        while end < limit and seen[end] in alphabet:
+                            end += 1
+                        if not low <= end - start <= high:
+                            break
+                    else:
+                        if not (end < len(seen) and seen[end] in self.after):
+                            return True
+                at = seen.find(prefix, at + 1)
+        return False
+
+    def _lead_start(self, seen: str, at: int) -> int | None:
+        """Where the `lead` runs that end at `at` begin, or `None` when they are not there."""
+        for alphabet, count in reversed(self._lead):
+            if at < count or not alphabet.issuperset(seen[at - count : at]):
+                return None
+            at -= count
+        return at
+
+    def regex(self) -> str:
+        """The same chain as a regular expression (flags inline, every quantifier bounded)."""
+        return ("(?ai)" if self.fold_case else "(?a)") + self.body()
+
+    def body(self) -> str:
+        """`regex()` without its flags."""
+        import re
+
+        before = f"(?<!{_class(self.before_spec)})" if self.before_spec else ""
+        lead = "".join(f"{_class(spec)}{{{count}}}" for spec, count in self.lead)
+        prefixes = "|".join(re.escape(p) for p in self.prefixes)
+        runs = "".join(f"{_class(spec)}{{{low},{high}}}" for spec, low, high in self.parts)
+        after = f"(?!{_class(self.after_spec)})" if self.after_spec else ""
+        return f"{before}{lead}(?:{prefixes}){runs}{after}"
+
+
+class Either:
+    """One of several chains (`AccountKey=` and 86 of base64, or `SharedAccessKey=` and 40 to 50)."""
+
+    __slots__ = ("chains", "prefixes")
+
+    def __init__(self, *chains: Chain) -> None:
+        if len({c.fold_case for c in chains}) != 1:
+            raise ValueError("the chains of an Either must fold case alike")
+        self.chains = chains
+        self.prefixes = tuple(dict.fromkeys(p for c in chains for p in c.prefixes))
+
+    def search(self, text: str, lowered: str) -> bool:
+        """True when one of the chains occurs in `text` (`lowered` is `text.lower()`)."""
+        return any(chain.search(text, lowered) for chain in self.chains)
+
+    def regex(self) -> str:
+        """The same as one regular expression: the chains as alternatives."""
+        flags = "(?ai)" if self.chains[0].fold_case else "(?a)"
+        return flags + "(?:" + "|".join(chain.body() for chain in self.chains) + ")"
