@@ -802,7 +802,7 @@ class _Machine:
 
     def item(self, no: int) -> tuple[Item, tuple[str, ...]]:
         record = self.record(no)
-        item = machine_note(*record[:6])
+        item = machine_note(*record[:6], origin=record[7])
         hits = tuple(
             word
             for word, term in zip(record[3], record[6], strict=True)

@@ -79,7 +79,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 9  # 9: impacts, for ranking the best first
+FORMAT = 10  # 9: impacts, for ranking the best first; 10: a record keeps its origin
 # A writer leaves the index as it is while it trails the journal by fewer events than this: a
 # prompt folds the lines past the index's checkpoint (a few microseconds each), and one add in
 # this many rewrites the index whole (see `project_index`).
@@ -101,9 +101,11 @@ DENSE_MAX_WEIGHT = 0xFFFF
 _LENGTH_BITS = 24
 _LENGTH_MASK = (1 << _LENGTH_BITS) - 1
 
-Record = tuple[str, str, str, tuple[str, ...], "str | None", str, tuple[tuple[str, ...], ...]]
+Record = tuple[
+    str, str, str, tuple[str, ...], "str | None", str, tuple[tuple[str, ...], ...], str
+]
 """A note's text as the hook renders it: `(id, title, body, recall, root, written_at, recall
-terms)`. Its stems are not kept: the forward record holds what ranking needs of them."""
+terms, origin)`. Its stems are not kept: the forward record holds what ranking needs of them."""
 Term = tuple[int, int, int, bool, int, int]
 """A term in the index: its number, where its postings are and how long, whether they are dense,
 and where its impacts are and how long (none for a sparse term)."""
@@ -145,6 +147,7 @@ def note_record(note: Any) -> Record:
         note.root,
         note.written_at,
         tuple(term_of(word) or () for word in note.recall),
+        note.origin,
     )
 
 
@@ -572,7 +575,7 @@ def write_index(home: Home, notes: Iterable[Any], checkpoint: tuple[int, int, in
     for note in notes:
         cached = known.get(note.id)
         fields = (note.title, note.body, tuple(note.recall), note.root, note.written_at)
-        if cached is not None and cached[0][1:6] == fields:
+        if cached is not None and cached[0][1:6] == fields and cached[0][7:] == (note.origin,):
             records.append(cached[0])
             raw[note.id] = (cached[1], cached[2])
         else:

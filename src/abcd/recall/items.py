@@ -63,6 +63,12 @@ LABELS = {
     ("page", "workspace"): "(project page, in this repository)",
     ("page", "machine"): "(personal page, on this machine)",
 }
+# A personal note a person wrote (`--by person`) or moved from the host's memory files says so:
+# "agent-written" would tell the model and the reviewer the wrong author.
+ORIGIN_LABELS = {
+    "person": "(personal note, written by a person)",
+    "host-memory-move": "(personal note, moved from the host's memory)",
+}
 # The words every output uses for an item's layer (issue 15): the home's are personal, the
 # repository's are the project's. `WHAT` names the item whole.
 LAYER_WORDS = {"machine": "personal", "project": "project", "workspace": "project"}
@@ -83,6 +89,7 @@ class Item:
         "kind",
         "layer",
         "name",
+        "origin",
         "recall",
         "recency",
         "root",
@@ -103,8 +110,10 @@ class Item:
         root: str | None = None,
         recency: str = "",
         stem_key: str | None = None,
+        origin: str = "agent",
     ) -> None:
         self.kind = kind
+        self.origin = origin
         self.layer = layer
         self.name = name
         self.key = name if kind == "note" else f"page:{name}"
@@ -121,6 +130,8 @@ class Item:
 
     @property
     def label(self) -> str:
+        if self.layer == "machine" and self.kind == "note" and self.origin in ORIGIN_LABELS:
+            return ORIGIN_LABELS[self.origin]
         return LABELS[(self.kind, self.layer)]
 
     def doc(self) -> Doc:

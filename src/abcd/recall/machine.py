@@ -40,7 +40,13 @@ NO_INDEX_STAMP = "0" * STAMP_LEN
 
 
 def machine_note(
-    note_id: str, title: str, body: str, recall: tuple[str, ...], root: str | None, written_at: str
+    note_id: str,
+    title: str,
+    body: str,
+    recall: tuple[str, ...],
+    root: str | None,
+    written_at: str,
+    origin: str = "agent",
 ) -> Item:
     """A personal note as an item, whether read from the view or from the index's record."""
     return Item(
@@ -52,6 +58,7 @@ def machine_note(
         recall=recall,
         root=root,
         recency=written_at,
+        origin=origin,
     )
 
 
@@ -63,6 +70,7 @@ def _note_item(note: dict[str, Any]) -> Item:
         tuple(note["recall"]),
         note.get("root"),
         note.get("written_at") or "",
+        note.get("origin") or "agent",
     )
 
 
