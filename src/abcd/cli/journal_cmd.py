@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from abcd.cli.app import command_group
+from abcd.cli.memory_cmd import ByPerson
 from abcd.cli.output import emit_json, notice
 from abcd.errors import RECOVERY_HINT, AbcdError, JournalBroken
 from abcd.journal import history
@@ -251,12 +252,7 @@ def rebuild(json: Json = False) -> None:
 
 @app.command()
 def recover(
-    by: Annotated[
-        str,
-        typer.Option(
-            "--by", metavar="WHO", help="Who recovers: `person` (the default) or `Vendor:model`."
-        ),
-    ] = "person",
+    by: ByPerson = "person",
     json: Json = False,
 ) -> None:
     """Set the journal's broken tail aside (kept, never deleted) and go on from its intact prefix.

@@ -34,6 +34,13 @@ By = Annotated[
         help="Who writes: `Vendor:model` (e.g. Claude:claude-opus-4-8), or `person` for yourself.",
     ),
 ]
+# A person's act (remove, recover): `person` unless an agent acts at the person's word.
+ByPerson = Annotated[
+    str,
+    typer.Option(
+        "--by", metavar="WHO", help="Who acts: `person` (the default), or `Vendor:model`."
+    ),
+]
 Session = Annotated[
     str | None,
     typer.Option(
@@ -301,12 +308,7 @@ def list_(
 @app.command()
 def remove(
     note_id: Annotated[str, typer.Argument(metavar="ID", help="The note's id (mem-...).")],
-    by: Annotated[
-        str,
-        typer.Option(
-            "--by", metavar="WHO", help="Who removes: `Vendor:model`, or `person` (the default)."
-        ),
-    ] = "person",
+    by: ByPerson = "person",
     session: Session = None,
 ) -> None:
     """Remove a personal note (appends NoteRemoved; the journal keeps its history).
