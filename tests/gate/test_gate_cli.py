@@ -29,6 +29,14 @@ def holds_run(haystack: str, secret: str) -> bool:
     return any(secret[i : i + 5] in haystack for i in range(len(secret) - 4))
 
 
+def private_names(repo: Path, data: bytes = b"Quennell\n") -> Path:
+    """The checkout's private-names list, holding `data`."""
+    names = repo / PRIVATE_NAMES_REL
+    names.parent.mkdir(parents=True)
+    names.write_bytes(data)
+    return names
+
+
 def add(
     abcd: Run, cwd: Path, body: str, *extra: str, title: str = "A lesson", recall: str = "build"
 ) -> Result:
@@ -114,9 +122,7 @@ def test_moved_host_memory_text_is_judged_by_the_same_gate(
 def test_a_private_name_from_the_checkouts_list_is_refused_and_writes_nothing(
     abcd: Run, repo: Path, home_with_one_note: Path
 ) -> None:
-    names = repo / PRIVATE_NAMES_REL
-    names.parent.mkdir(parents=True)
-    names.write_text("# clients\nQuennell\n", encoding="utf-8")
+    private_names(repo, b"# clients\nQuennell\n")
     before = snapshot(home_with_one_note)
     result = add(abcd, repo, "Quennell wants the export by Friday.")
     assert result.code == 1
@@ -128,9 +134,7 @@ def test_a_private_name_from_the_checkouts_list_is_refused_and_writes_nothing(
 def test_an_unreadable_private_names_list_refuses_every_add(
     abcd: Run, repo: Path, home_with_one_note: Path
 ) -> None:
-    names = repo / PRIVATE_NAMES_REL
-    names.parent.mkdir(parents=True)
-    names.write_bytes(b"Quennell\n\xff\xfe\n")
+    private_names(repo, b"Quennell\n\xff\xfe\n")
     before = snapshot(home_with_one_note)
     result = add(abcd, repo, "An innocent lesson about caching.")
     assert result.code == 1
@@ -150,9 +154,7 @@ def test_a_clean_note_still_goes_through(
 def test_a_private_names_list_in_a_checkout_another_account_owns_refuses_the_add(
     abcd: Run, repo: Path, home_with_one_note: Path
 ) -> None:
-    names = repo / PRIVATE_NAMES_REL
-    names.parent.mkdir(parents=True)
-    names.write_text("Quennell\n", encoding="utf-8")
+    names = private_names(repo)
     give_away(repo)
     before = snapshot(home_with_one_note)
     result = add(abcd, repo, "An innocent lesson about caching.")

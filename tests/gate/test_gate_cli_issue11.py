@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from abcd.repo import PRIVATE_NAMES_REL
 from tests.conftest import BY, Run
 
 from .attacks import DISGUISES, attempts
 from .samples import ALNUM, TRUE_SECRETS, UPPER, rand
-from .test_gate_cli import add, holds_run, snapshot
+from .test_gate_cli import add, holds_run, private_names, snapshot
 
 # One attempt per class and disguise would be 300 processes; a representative
 # subset goes through the command, every attempt through `judge_note` (test_attacks).
@@ -64,9 +63,7 @@ def test_a_disguised_secret_in_the_body_is_refused_by_the_command_and_nothing_is
 def test_a_private_name_glued_into_an_identifier_is_refused_by_the_command(
     abcd: Run, repo: Path, home_with_one_note: Path
 ) -> None:
-    names = repo / PRIVATE_NAMES_REL
-    names.parent.mkdir(parents=True)
-    names.write_text("Quennell\n", encoding="utf-8")
+    private_names(repo)
     for body in ("Run quennell_deploy nightly.", "The QuennellClient retries twice."):
         result = add(abcd, repo, body)
         assert (result.code, result.err.strip()) == (1, "abcd: refused: private name in body")
@@ -146,9 +143,7 @@ def test_a_secret_in_session_or_in_the_hosts_session_variable_is_refused_naming_
 def test_a_private_name_in_by_or_session_is_refused_and_a_uuid_session_is_stamped(
     abcd: Run, repo: Path, home_with_one_note: Path
 ) -> None:
-    names = repo / PRIVATE_NAMES_REL
-    names.parent.mkdir(parents=True)
-    names.write_text("Quennell\n", encoding="utf-8")
+    private_names(repo)
     by = abcd(
         "memory",
         "add",
