@@ -44,6 +44,14 @@ REALISTIC = (
 )
 
 
+def _seconds(code: str, body: str, env: dict[str, str]) -> float:
+    """The seconds a fresh interpreter running `code` (with `body` on stdin) prints."""
+    out = subprocess.run(
+        [PY, "-c", code], input=body, capture_output=True, text=True, check=True, env=env
+    )
+    return float(out.stdout)
+
+
 def realistic_body(size: int = 2048) -> str:
     body = REALISTIC
     while len(body) < size:
@@ -112,19 +120,7 @@ def bench_judge(runs: int = 2000) -> None:
             "for b in bodies: judge_note('A lesson', b, ['journal', 'lock'])\n"
             "print((time.perf_counter() - t) / 100)\n"
         )
-        per_note = [
-            float(
-                subprocess.run(
-                    [PY, "-c", code],
-                    input=body,
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                    env=env,
-                ).stdout
-            )
-            for _ in range(15)
-        ]
+        per_note = [_seconds(code, body, env) for _ in range(15)]
         print(
             f"judge_note per note over a 100-note import, {name}, first call's compiling included: "
             f"median {_median_ms(per_note):.3f} ms, least {min(per_note) * 1000:.3f} ms "
@@ -143,19 +139,7 @@ def bench_judge(runs: int = 2000) -> None:
                 "t = time.perf_counter(); judge_note('t', body, ['w'])\n"
                 "print(time.perf_counter() - t)\n"
             )
-            firsts = [
-                float(
-                    subprocess.run(
-                        [PY, "-c", code],
-                        input=body,
-                        capture_output=True,
-                        text=True,
-                        check=True,
-                        env=env,
-                    ).stdout
-                )
-                for _ in range(30)
-            ]
+            firsts = [_seconds(code, body, env) for _ in range(30)]
             where = (
                 "re already imported (as in the CLI)"
                 if preload != "pass"
@@ -188,15 +172,7 @@ def bench_compare(other_src: str, rounds: int = 40) -> None:
         firsts: dict[str, list[float]] = {tree: [] for tree in trees}
         for _ in range(rounds + 1):  # the first round fills the bytecode caches
             for tree, env in envs.items():
-                out = subprocess.run(
-                    [PY, "-c", _FIRST_CALL],
-                    input=body,
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                    env=env,
-                )
-                firsts[tree].append(float(out.stdout))
+                firsts[tree].append(_seconds(_FIRST_CALL, body, env))
         for tree, times in firsts.items():
             times = times[1:]
             print(
