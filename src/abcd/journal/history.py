@@ -64,8 +64,7 @@ def _last_unvouched(home: Home, segs: Segments) -> bool:
     cp = stored_checkpoint(home)
     if cp is None or not cp[2]:
         return False
-    line = segs.line_ending_at(cp[0], cp[1])
-    return line is None or line_hash(line) != cp[3]
+    return not segs.holds(cp[0], cp[1], cp[3])
 
 
 def audit_row(record: Record) -> AuditRow:

@@ -208,6 +208,12 @@ class Segments:
             return None
         return body[cut + 1 :]
 
+    def holds(self, number: int, end: int, head: str) -> bool:
+        """Whether the line ending at `end` in segment `number` hashes to `head` (a checkpoint or
+        a batch's intent is still true of the journal)."""
+        line = self.line_ending_at(number, end)
+        return line is not None and sha256_hex(line) == head
+
     def total_bytes(self) -> int:
         return sum(max(self.size(n), 0) for n in self.numbers())
 

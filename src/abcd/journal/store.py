@@ -181,8 +181,7 @@ def hold_to_witnesses(home: Home, segs: Segments) -> None:
     cp = index_checkpoint(home)
     if cp is None or not cp[2]:
         return
-    line = segs.line_ending_at(cp[0], cp[1])
-    if line is None or line_hash(line) != cp[3]:
+    if not segs.holds(cp[0], cp[1], cp[3]):
         raise locate_break(home, segs)
 
 
@@ -450,10 +449,9 @@ def repair_pending(segs: Segments) -> bool:
     if opened is None:
         _clear_pending(segs)
         return False
-    fd, st = opened
+    fd = opened[0]
     try:
-        line = segs.line_ending_at(number, end) if st.st_size >= end else None
-        whole = line is not None and line_hash(line) == last
+        whole = segs.holds(number, end, last)
         if not whole:
             os.ftruncate(fd, start)
             os.fsync(fd)
@@ -635,8 +633,7 @@ def rebuild(
         if old is not None and data is not None and old.journal.seq and digest_matches(data):
             # A view as abcd wrote it witnesses the journal: never re-project past an edit.
             cp = old.journal
-            line = segs.line_ending_at(cp.segment, cp.offset)
-            if line is None or line_hash(line) != cp.head:
+            if not segs.holds(cp.segment, cp.offset, cp.head):
                 raise locate_break(home, segs)
         try:
             view, _, _ = fold_from(segs, EMPTY_VIEW, on_bytes=on_bytes)

@@ -101,9 +101,7 @@ DENSE_MAX_WEIGHT = 0xFFFF
 _LENGTH_BITS = 24
 _LENGTH_MASK = (1 << _LENGTH_BITS) - 1
 
-Record = tuple[
-    str, str, str, tuple[str, ...], "str | None", str, tuple[tuple[str, ...], ...], str
-]
+Record = tuple[str, str, str, tuple[str, ...], "str | None", str, tuple[tuple[str, ...], ...], str]
 """A note's text as the hook renders it: `(id, title, body, recall, root, written_at, recall
 terms, origin)`. Its stems are not kept: the forward record holds what ranking needs of them."""
 Term = tuple[int, int, int, bool, int, int]

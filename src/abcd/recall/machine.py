@@ -178,8 +178,7 @@ def at_checkpoint(segs: Segments, checkpoint: tuple[int, int, int, str]) -> bool
     segment, offset, seq, head = checkpoint
     if not seq:
         return True
-    line = segs.line_ending_at(segment, offset)
-    return line is not None and sha256_hex(line) == head
+    return segs.holds(segment, offset, head)
 
 
 def _fold(
