@@ -20,14 +20,23 @@ WRITTEN_BY_PATTERN = r"[A-Z][A-Za-z0-9]{0,31}:[a-z0-9][a-z0-9._-]{0,63}(\[[a-z0-
 NOTE_ID_PATTERN = r"mem-[0-9]{16}"
 
 # --- the journal (SPEC section 3)
-JOURNAL_VERSION = 1
+# The newest line version this abcd reads. A line is written at its event's `SINCE`
+# (`abcd.journal.events`): v1 for the first kinds, v2 for the review events (issue 14), so a
+# journal without review events stays readable by an abcd built before them.
+JOURNAL_VERSION = 2
+# Session and fill files (`abcd.session.events`): not the journal, versioned on their own.
+SESSION_FILE_VERSION = 1
 # Segments roll at this size so no file grows forever and a fold can start from a checkpoint.
 SEGMENT_MAX_BYTES = 8 * 1024 * 1024
 # One journal line holds one note (at most ~2 KiB body + 12 x 64 recall + stamps);
 # anything longer than this is not a line this tool wrote.
 LINE_MAX_BYTES = 64 * 1024
 ZERO_HASH = "0" * 64
-VIEW_SCHEMA_VERSION = 1
+# The newest view schema this abcd reads. A view whose notes carry review stamps (revision,
+# reviewed, promoted: issue 14) is written at 2, which an older abcd refuses and re-folds
+# from the journal, meeting the v2 line it refuses by name; any other view is written at 1.
+VIEW_SCHEMA_VERSION = 2
+VIEW_SCHEMA_PLAIN = 1
 
 # --- trust (SPEC section 6): bounds on what a reader will load
 RULES_MAX_BYTES = 256 * 1024

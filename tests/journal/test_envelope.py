@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from abcd.constants import ZERO_HASH
+from abcd.constants import JOURNAL_VERSION, ZERO_HASH
 from abcd.journal.envelope import BadLine, decode_line, encode_line, line_hash
 from abcd.journal.events import NoteAdded, NoteRemoved
 
@@ -52,9 +52,9 @@ def test_the_envelope_has_the_spec_fields_in_order() -> None:
 def test_a_newer_version_is_refused_by_name() -> None:
     event = NoteRemoved(id="mem-0000000000000001", removed_by="person", session=None)
     line = encode_line(1, "2026-11-29T12:00:00.000000Z", ZERO_HASH, event).replace(
-        b'"v":1', b'"v":2'
+        b'"v":1', f'"v":{JOURNAL_VERSION + 1}'.encode()
     )
-    with pytest.raises(BadLine, match=r"newer abcd.*v2"):
+    with pytest.raises(BadLine, match=rf"newer abcd.*v{JOURNAL_VERSION + 1}"):
         decode_line(line)
 
 

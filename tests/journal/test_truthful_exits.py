@@ -89,14 +89,17 @@ def test_a_killed_import_lands_whole_or_not_at_all(
     repo: Path, abcd: Run, abcd_home: Path, tmp_path: Path
 ) -> None:
     count = 3000
-    lines = "".join(
-        json.dumps({"title": f"Lesson {n}", "body": f"Body {n}.", "recall": ["lesson"]}) + "\n"
-        for n in range(count)
-    )
     source = tmp_path / "notes.jsonl"
-    source.write_text(lines)
     pending = abcd_home / "journal" / ".pending"
     for total in range(1, 5):
+        # Other notes each round: an import equal to live notes would write nothing (a twin).
+        source.write_text(
+            "".join(
+                json.dumps({"title": f"Lesson {total}.{n}", "body": "B.", "recall": ["lesson"]})
+                + "\n"
+                for n in range(count)
+            )
+        )
         proc = subprocess.Popen(
             [sys.executable, "-m", "abcd", "memory", "import", str(source), "--by", BY],
             stdout=subprocess.DEVNULL,
@@ -108,7 +111,10 @@ def test_a_killed_import_lands_whole_or_not_at_all(
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         assert (
-            abcd("memory", "add", "--title", "t", "--recall", "x", "--by", BY, stdin="b").code == 0
+            abcd(
+                "memory", "add", "--title", f"t{total}", "--recall", "x", "--by", BY, stdin="b"
+            ).code
+            == 0
         )
         landed = len(_notes(abcd)) - total
         assert landed % count == 0, landed  # whole batches only, never a part of one

@@ -28,6 +28,7 @@ from abcd.session.events import (
     DomainForgotten,
     DomainInjected,
     FillUnknownSaid,
+    FillUsed,
     ItemRecalled,
     PromptSeen,
     RepoSeen,
@@ -262,6 +263,8 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     active = {d.name for d in rules.domains if d.state == "active"} if rules is not None else set()
     active |= {c.match.domain.name for c in outcome.domains}
     events += [DomainForgotten(name=name) for name in ledger.domains if name not in active]
+    if outcome.injected or outcome.recalled:  # how full the window was for these sends (issue 14)
+        events.append(FillUsed(percent=fill.used_percentage, source=fill.source))
     events += [
         DomainInjected(
             name=c.match.domain.name,

@@ -2,7 +2,8 @@
 
 A line is `{"v":1,"seq":N,"at":"<UTC RFC 3339, µs>","type":"note.added","prev":"<hex>","data":{...}}`.
 `prev` is the SHA-256 of the previous line's bytes (without its newline);
-the first line's `prev` is 64 zeros. A reader accepts the `v` it knows and
+the first line's `prev` is 64 zeros. A line's `v` is its event's `SINCE`
+(v1, or v2 for the review events); a reader accepts the `v` it knows and
 refuses a newer one by name.
 """
 
@@ -13,7 +14,16 @@ import hashlib
 import msgspec
 
 from abcd.constants import JOURNAL_VERSION
-from abcd.journal.events import EVENT_TYPES, Event, JournalRecovered, NoteAdded, NoteRemoved
+from abcd.journal.events import (
+    EVENT_TYPES,
+    Event,
+    JournalRecovered,
+    NoteAdded,
+    NotePromoted,
+    NoteRemoved,
+    NoteReviewed,
+    NoteRevised,
+)
 
 
 class Envelope(msgspec.Struct, frozen=True):
@@ -64,7 +74,33 @@ class _RecoveredLine(msgspec.Struct, frozen=True, tag="journal.recovered", tag_f
     data: JournalRecovered
 
 
-TypedLine = _AddedLine | _RemovedLine | _RecoveredLine
+class _RevisedLine(msgspec.Struct, frozen=True, tag="note.revised", tag_field="type"):
+    v: int
+    seq: int
+    at: str
+    prev: str
+    data: NoteRevised
+
+
+class _ReviewedLine(msgspec.Struct, frozen=True, tag="note.reviewed", tag_field="type"):
+    v: int
+    seq: int
+    at: str
+    prev: str
+    data: NoteReviewed
+
+
+class _PromotedLine(msgspec.Struct, frozen=True, tag="note.promoted", tag_field="type"):
+    v: int
+    seq: int
+    at: str
+    prev: str
+    data: NotePromoted
+
+
+TypedLine = (
+    _AddedLine | _RemovedLine | _RecoveredLine | _RevisedLine | _ReviewedLine | _PromotedLine
+)
 
 _envelope_decoder = msgspec.json.Decoder(Envelope)
 # One pass over a line: the envelope's `type` picks the event Struct (the fold's hot path).
@@ -80,7 +116,7 @@ def line_hash(line: bytes) -> str:
 def encode_line(seq: int, at: str, prev: str, event: Event) -> bytes:
     """One journal line, without its newline."""
     data = msgspec.Raw(_encoder.encode(event))
-    return _encoder.encode(Envelope(JOURNAL_VERSION, seq, at, event.TYPE, prev, data))
+    return _encoder.encode(Envelope(event.SINCE, seq, at, event.TYPE, prev, data))
 
 
 def decode_envelope(line: bytes) -> Envelope:
@@ -112,4 +148,7 @@ def decode_typed(line: bytes) -> TypedLine:
         if env.type not in EVENT_TYPES:
             raise BadLine(f"unknown event type {env.type!r}")
         raise BadLine(f"{env.type} data does not decode")
+    if typed.v < typed.data.SINCE:
+        # A reader built before this kind would have skipped it: no abcd writes it so.
+        raise BadLine(f"{typed.data.TYPE} at v{typed.v}, below its v{typed.data.SINCE}")
     return typed

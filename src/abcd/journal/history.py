@@ -16,7 +16,14 @@ import msgspec
 
 from abcd.errors import JournalBroken, UsageError
 from abcd.journal.envelope import Record, line_hash
-from abcd.journal.events import JournalRecovered, NoteAdded, NoteRemoved
+from abcd.journal.events import (
+    JournalRecovered,
+    NoteAdded,
+    NotePromoted,
+    NoteRemoved,
+    NoteReviewed,
+    NoteRevised,
+)
 from abcd.journal.fold import Projection
 from abcd.journal.segments import RawLine, Segments
 from abcd.journal.store import locate_break, walk
@@ -83,6 +90,21 @@ def audit_row(record: Record) -> AuditRow:
         case NoteRemoved() as ev:
             return AuditRow(
                 record.seq, record.at, ev.TYPE, ev.id, ev.removed_by, ev.session, None, None
+            )
+        case NoteRevised() as ev:
+            return AuditRow(
+                record.seq, record.at, ev.TYPE, ev.id, ev.revised_by, ev.session, None, ev.title
+            )
+        case NoteReviewed() as ev:
+            what = f"kept as of revision {ev.revision}"
+            return AuditRow(
+                record.seq, record.at, ev.TYPE, ev.id, ev.reviewed_by, ev.session, None, what
+            )
+        case NotePromoted() as ev:
+            into = f"root {ev.root[:12]}" if ev.root else "a checkout with no commit"
+            what = f"promoted as of revision {ev.revision} into {into}"
+            return AuditRow(
+                record.seq, record.at, ev.TYPE, ev.id, ev.promoted_by, ev.session, None, what
             )
         case JournalRecovered() as ev:
             what = f"set aside from seq {ev.from_seq} ({ev.lines} line(s)) into {ev.set_aside}"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import msgspec
 
-from abcd.constants import VIEW_SCHEMA_VERSION, ZERO_HASH
+from abcd.constants import VIEW_SCHEMA_PLAIN, VIEW_SCHEMA_VERSION, ZERO_HASH
 from abcd.digest import (
     DIGEST_LEN,
     STAMP_LEN,
@@ -32,8 +32,14 @@ from abcd.digest import (
 from abcd.journal.events import Origin
 
 
-class Note(msgspec.Struct, kw_only=True, frozen=True):
-    """One note as the seed schema shows it."""
+class Note(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
+    """One note as the seed schema shows it, and its review stamps (issue 14).
+
+    The review stamps are written only when set, so a note never revised,
+    kept or promoted is stored exactly as before they existed. `written_*`
+    and `session` stay the add's; a revision sets `revision` (how many) and
+    `revised_*`, and clears `reviewed_*` (the person kept another text).
+    """
 
     id: str
     title: str
@@ -44,6 +50,23 @@ class Note(msgspec.Struct, kw_only=True, frozen=True):
     written_by: str
     written_at: str
     session: str | None
+    revision: int = 0
+    revised_by: str | None = None
+    revised_at: str | None = None
+    reviewed_by: str | None = None
+    reviewed_at: str | None = None
+    promoted_by: str | None = None
+    promoted_at: str | None = None
+
+    @property
+    def reviewed(self) -> bool:
+        """Kept by a person as its text stands now."""
+        return self.reviewed_at is not None
+
+    @property
+    def stamped(self) -> bool:
+        """Whether it carries a review stamp (its view is then written at schema 2)."""
+        return bool(self.revision or self.reviewed_at or self.promoted_at)
 
 
 class Checkpoint(msgspec.Struct, frozen=True):
@@ -64,7 +87,7 @@ class Checkpoint(msgspec.Struct, frozen=True):
 class View(msgspec.Struct, kw_only=True, frozen=True):
     """The projected personal notes, oldest first, and the checkpoint they were folded to."""
 
-    schema_version: int = VIEW_SCHEMA_VERSION
+    schema_version: int = VIEW_SCHEMA_PLAIN
     journal: Checkpoint = Checkpoint()
     notes: tuple[Note, ...] = ()
     removed: tuple[str, ...] = ()

@@ -82,6 +82,14 @@ def list_notes(repo: Repo | None) -> Listed:
             "session": note.session,
             "layer": "machine",
             "reach": reach(note, repo),
+            # The review stamps (issue 14): null until a person revised, kept or promoted it.
+            "revision": note.revision,
+            "revised_by": note.revised_by,
+            "revised_at": note.revised_at,
+            "reviewed_by": note.reviewed_by,
+            "reviewed_at": note.reviewed_at,
+            "promoted_by": note.promoted_by,
+            "promoted_at": note.promoted_at,
         }
         listed.entries.append(entry)
     for pnote in _project_notes(repo, listed):

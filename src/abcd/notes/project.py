@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import msgspec
 
-from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
+from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_PLAIN
 from abcd.errors import CorruptFile
 from abcd.repo import PROJECT_MEMORY, Repo
 from abcd.trust import Checkout
@@ -51,7 +51,7 @@ def read_project_notes(repo: Repo | None) -> tuple[ProjectNote, ...]:
         parsed = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         raise CorruptFile(name, f"not a memory file ({err})") from None
-    if parsed.schema_version > VIEW_SCHEMA_VERSION:
+    if parsed.schema_version > VIEW_SCHEMA_PLAIN:
         raise CorruptFile(
             name, f"schema_version {parsed.schema_version} is newer than this abcd reads"
         )

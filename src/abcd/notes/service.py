@@ -59,15 +59,28 @@ def check_stamps(stamps: Sequence[tuple[str, str | None]], repo: Repo | None) ->
         raise Refused(finding.kind, finding.field)
 
 
+def judge_text(draft: Draft, repo: Repo | None, names: list[str] | None = None) -> Refused | None:
+    """The gate's refusal of a draft's text (title, body, recall words), or `None`.
+
+    The one judgement of a note's words: an add, a revision and a promotion
+    each pass through it. `names` are the checkout's private names, when the
+    caller has read them already.
+    """
+    names = _private_names(repo) if names is None else names
+    finding = judge_note(
+        draft.title, draft.body, draft.recall, private_names=names, home=os.environ.get("HOME")
+    )
+    return None if finding is None else Refused(finding.kind, finding.field)
+
+
 def judge(drafts: Sequence[Draft], repo: Repo | None) -> list[Judged | Refused]:
     """Each draft through the gate; a refusal is returned in its place, never raised."""
     names = _private_names(repo)
-    home = os.environ.get("HOME")
     out: list[Judged | Refused] = []
     for draft in drafts:
-        finding = judge_note(draft.title, draft.body, draft.recall, private_names=names, home=home)
-        if finding is not None:
-            out.append(Refused(finding.kind, finding.field))
+        refusal = judge_text(draft, repo, names)
+        if refusal is not None:
+            out.append(refusal)
             continue
         if draft.everywhere:
             out.append(Judged(draft, None))
@@ -112,18 +125,35 @@ def add_notes(
     session: str | None,
     origin: Origin = "agent",
     warnings: list[str] | None = None,
+    twins: list[str] | None = None,
 ) -> list[str]:
     """Append one `NoteAdded` per judged draft, as one batch under one lock; return their ids.
+
+    A draft whose title, body, recall words and reach equal a live note's (or
+    an earlier draft's in the batch) writes nothing: its id is that note's,
+    and goes into `twins` too, when given.
 
     Once the batch is durable it has landed: a view or index that could not
     be written after it goes into `warnings`, never into an exception.
     """
 
+    ids: list[str] = []
+
     def plan(view: View) -> list[Event]:
         minter = Minter({n.id for n in view.notes} | set(view.removed))
+        live = {_same_text(n.title, n.body, n.recall, n.root): n.id for n in view.notes}
         events: list[Event] = []
+        ids.clear()
         for item in judged:
+            text = _same_text(item.draft.title, item.draft.body, item.draft.recall, item.root)
+            if text in live:  # a retry or a repeated lesson: that note's id, nothing written
+                ids.append(live[text])
+                if twins is not None:
+                    twins.append(live[text])
+                continue
             note_id = minter.mint()
+            live[text] = note_id
+            ids.append(note_id)
             events.append(
                 NoteAdded(
                     id=note_id,
@@ -138,8 +168,15 @@ def add_notes(
             )
         return events
 
-    _, records = store.append(plan, projections=PROJECTIONS, warnings=warnings)
-    return [r.event.id for r in records if isinstance(r.event, NoteAdded)]
+    store.append(plan, projections=PROJECTIONS, warnings=warnings)
+    return ids
+
+
+def _same_text(
+    title: str, body: str, recall: Sequence[str], root: str | None
+) -> tuple[str, str, frozenset[str], str | None]:
+    """What makes two notes the same note: title, body, recall words (in any order), reach."""
+    return (title, body, frozenset(recall), root)
 
 
 def remove_note(
@@ -155,30 +192,32 @@ def remove_note(
     repo = find_repo(cwd)
     removed: list[Note] = []
 
-    def refusal(view: View) -> Refused:
-        if any(n.id == note_id for n in _project_notes_quiet(repo)):
-            return Refused(
-                "project note",
-                message=f"refused: {note_id} is in the project's file (.abcd/memory.json); "
-                "remove it there in a reviewed change",
-            )
-        if note_id in view.removed:
-            return Refused("already removed", message=f"refused: {note_id} was already removed")
-        return Refused("unknown id", message=f"refused: no note {note_id}")
-
     def plan(view: View) -> list[Event]:
         for note in view.notes:
             if note.id == note_id:
                 removed.append(note)
                 return [NoteRemoved(id=note_id, removed_by=removed_by, session=session)]
-        raise refusal(view)
+        raise missing_note(note_id, repo, view)
 
     home = Home.open()
     if home is None:  # nothing to remove, and a refusal creates nothing
-        raise refusal(View())
+        raise missing_note(note_id, repo, View())
     home.close()
     store.append(plan, projections=PROJECTIONS, warnings=warnings)
     return removed[0]
+
+
+def missing_note(note_id: str, repo: Repo | None, view: View) -> Refused:
+    """Why `note_id` is not a personal note an act can be applied to."""
+    if any(n.id == note_id for n in _project_notes_quiet(repo)):
+        return Refused(
+            "project note",
+            message=f"refused: {note_id} is in the project's file (.abcd/memory.json); "
+            "change it there in a reviewed change",
+        )
+    if note_id in view.removed:
+        return Refused("removed", message=f"refused: {note_id} was already removed")
+    return Refused("unknown id", message=f"refused: no note {note_id}")
 
 
 def _project_notes_quiet(repo: Repo | None) -> tuple[ProjectNote, ...]:

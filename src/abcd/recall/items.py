@@ -26,7 +26,7 @@ import stat
 import time
 
 from abcd import fastjson
-from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION
+from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_PLAIN
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, CorruptFile, TrustError
 from abcd.recall.bm25f import Doc
@@ -271,7 +271,7 @@ def _parse_project_notes(checkout: Checkout) -> list[Item]:
     if not isinstance(doc, dict) or not isinstance(doc.get("notes", []), list):
         raise CorruptFile(name, "not a memory file (expected an object with a `notes` list)")
     version = doc.get("schema_version")
-    if not isinstance(version, int) or version > VIEW_SCHEMA_VERSION:
+    if not isinstance(version, int) or version > VIEW_SCHEMA_PLAIN:
         raise CorruptFile(name, f"schema_version {version!r} is not one this abcd reads")
     items = []
     for index, note in enumerate(doc.get("notes", [])):

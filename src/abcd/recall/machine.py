@@ -37,6 +37,13 @@ if TYPE_CHECKING:
 
 VIEW_FILE = "memory.json"
 NO_INDEX_STAMP = "0" * STAMP_LEN
+# Events that change no note's text, reach or life: recall passes over them.
+_NOT_FOR_RECALL = frozenset({"note.reviewed", "note.promoted", "journal.recovered"})
+
+
+class IndexBehind(ValueError):
+    """The journal past the index revised a note the index holds: the index cannot serve it
+    (its record holds the old text), so recall folds the view instead (never wrong, slower)."""
 
 
 def machine_note(
@@ -211,8 +218,21 @@ def _fold(
         seq, head = seq + 1, sha256_hex(raw.data)
         if kind == "note.added":
             notes[data["id"]] = dict(data, written_at=line["at"])
-        elif kind == "note.removed" and notes.pop(data["id"], None) is None and gone is not None:
-            gone.add(data["id"])
+        elif kind == "note.removed":
+            if notes.pop(data["id"], None) is None and gone is not None:
+                gone.add(data["id"])
+        elif kind == "note.revised":
+            held = notes.get(data["id"])
+            if held is not None:  # the note's record replaced: recalled by its new text
+                notes[data["id"]] = dict(
+                    held, title=data["title"], body=data["body"], recall=data["recall"]
+                )
+            elif gone is not None:
+                raise IndexBehind(f"{data['id']} was revised after the index was written")
+        elif kind not in _NOT_FOR_RECALL:
+            # Every kind a line of a version this abcd reads can hold is named here: one it
+            # does not know is a line no abcd wrote, never skipped as if it changed nothing.
+            raise JournalBroken(seq, f"unknown event type {kind!r}", where)
 
 
 def read_machine_notes(home: Home | None) -> list[Item]:

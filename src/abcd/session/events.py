@@ -14,7 +14,7 @@ classes with `__slots__` and the codec is the standard library's `json`
 from __future__ import annotations
 
 from abcd import fastjson
-from abcd.constants import JOURNAL_VERSION
+from abcd.constants import SESSION_FILE_VERSION
 from abcd.value import Value
 
 TYPE_CHECKING = False
@@ -107,6 +107,21 @@ class FillRead(_Event):
     used_percentage: float
 
 
+class FillUsed(_Event):
+    """How full the window was when the hook chose what to send at this prompt (issue 14).
+
+    Written just before the prompt's `item.recalled` lines, so the review
+    desk can say, for every send, how full the window was; `percent` is
+    `None` when the fill was unknown. A reader built before it skips it.
+    """
+
+    __slots__ = ("percent", "source")
+    __match_args__ = ("percent", "source")
+    TYPE = "fill.used"
+    percent: float | None
+    source: str  # "statusline", "transcript" or "unknown" (`abcd.session.fill`)
+
+
 class RepoSeen(_Event):
     """The session start saw this checkout and its root commit (so prompts need not ask git)."""
 
@@ -125,6 +140,7 @@ SessionEvent = (
     | DomainForgotten
     | FillUnknownSaid
     | FillRead
+    | FillUsed
     | RepoSeen
 )
 
@@ -138,6 +154,7 @@ SESSION_EVENT_TYPES: dict[str, type[_Event]] = {
         DomainForgotten,
         FillUnknownSaid,
         FillRead,
+        FillUsed,
         RepoSeen,
     )
 }
@@ -151,6 +168,8 @@ _TYPES_OF_FIELDS: dict[str, tuple[type, ...]] = {
     "used_percentage": (int, float),
     "top": (str,),
     "root": (str, type(None)),
+    "percent": (int, float, type(None)),
+    "source": (str,),
 }
 
 
@@ -168,7 +187,7 @@ class SessionRecord:
 
 
 def encode_session_line(at: str, event: SessionEvent) -> bytes:
-    line = {"v": JOURNAL_VERSION, "at": at, "type": event.TYPE, "data": event.fields()}
+    line = {"v": SESSION_FILE_VERSION, "at": at, "type": event.TYPE, "data": event.fields()}
     return fastjson.dumps(line, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
 
 
@@ -177,7 +196,7 @@ def _decode(line: bytes) -> SessionRecord | None:
         raw = fastjson.loads(line)
     except ValueError:
         return None
-    if not isinstance(raw, dict) or raw.get("v") != JOURNAL_VERSION:
+    if not isinstance(raw, dict) or raw.get("v") != SESSION_FILE_VERSION:
         return None
     at, cls, data = raw.get("at"), SESSION_EVENT_TYPES.get(raw.get("type", "")), raw.get("data")
     if not isinstance(at, str) or cls is None or not isinstance(data, dict):

@@ -1,0 +1,396 @@
+"""The reviewer's desk: one core that `abcd memory show/revise/keep/promote/list` and the
+desk's web page (`abcd review`) both call, so neither has its own reading of the journal.
+
+What is final (the web page builds against it): every name in `__all__`, the
+signatures below and the fields of the frozen dataclasses they return. A
+person's act (`keep`, `promote`) is done here once the edge has told it is a
+person's: the CLI asks at a terminal, the page on a form carrying its token;
+these functions do not ask. Refusals raise `abcd.errors.Refused` (one line,
+nothing written); the edge maps them to an exit code or a page's message.
+
+- `story(id)`: the note now (personal and/or project), its history (every
+  event on it, each revision's text) and its sends (`Story.to_json()` is the
+  `memory show --json` form: `note`, `history`, `sent`).
+- `queue()`: unreviewed personal notes, the most-sent first, near-duplicates
+  flagged (`QueueItem.twins`).
+- `find(Filter)`: `memory list`'s entries with `--search/--by/--since/--unreviewed`.
+- `revise`, `keep`, `promote`, `remove`: the acts, each one journal event.
+- `session_sends(id)`: every item one session was sent.
+- `timeline(...)` and `as_of(...)`: the journal's audit rows and the replayed view.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from abcd.errors import AbcdError, Refused
+from abcd.journal.events import NoteAdded, NotePromoted, NoteRemoved, NoteReviewed, NoteRevised
+from abcd.journal.history import AuditRow, audit, audit_row, matches_by, parse_time, records, replay
+from abcd.journal.view import Note, View
+from abcd.notes import listing
+from abcd.notes.limits import check_note_id
+from abcd.notes.project import ProjectNote, read_project_notes
+from abcd.notes.promote import Promoted, promote_note
+from abcd.notes.provenance import Send, read_ledgers
+from abcd.notes.provenance import session_sends as _session_sends
+from abcd.notes.review import keep_note, revise_note
+from abcd.notes.service import remove_note
+from abcd.repo import Repo
+from abcd.trust import Home
+
+__all__ = [
+    "Filter",
+    "HistoryEntry",
+    "Promoted",
+    "QueueItem",
+    "Send",
+    "Story",
+    "as_of",
+    "find",
+    "keep",
+    "promote",
+    "queue",
+    "remove",
+    "revise",
+    "session_sends",
+    "story",
+    "timeline",
+]
+
+# Two notes are flagged as near-duplicates when this share of their words is common to both
+# (Jaccard over the lower-cased words of title, body and recall words): a retry reworded,
+# or the same lesson learned twice, shares most words; two notes on one subject share fewer.
+NEAR_DUPLICATE = 0.6
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One event on a note, oldest first: what it was, who did it, and the text it wrote."""
+
+    seq: int
+    at: str
+    type: str  # the event's tag: note.added, note.revised, note.reviewed, ...
+    by: str
+    session: str | None
+    revision: int  # the note's revision this event wrote (add 0, revise n) or acted on
+    title: str | None = None  # the text an add or a revision wrote; None for other events
+    body: str | None = None
+    recall: tuple[str, ...] | None = None
+    detail: str | None = None  # what a keep, promotion or removal did, in words
+
+
+@dataclass(frozen=True)
+class Story:
+    """A note's whole story: as it is now in each layer, every event on it, every send."""
+
+    id: str
+    note: Note | None  # the personal note now; None when removed (or only a project note)
+    project: ProjectNote | None  # this checkout's project note of the same id
+    reach: str  # where it is recalled, in `memory list`'s words
+    removed: bool
+    history: tuple[HistoryEntry, ...]
+    sent: tuple[Send, ...]
+    problems: tuple[str, ...] = ()  # ledgers or a layer that could not be read
+
+    def to_json(self) -> dict[str, Any]:
+        """`abcd memory show --json`: `note`, `history` and `sent` (and `problems`)."""
+        return {
+            "note": _note_json(self),
+            "history": [_plain(h) for h in self.history],
+            "sent": [_plain(s) for s in self.sent],
+            "problems": list(self.problems),
+        }
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    """A personal note awaiting a person's review, how often it was sent, and its look-alikes."""
+
+    note: Note
+    reach: str
+    sends: int
+    last_sent: str | None
+    twins: tuple[str, ...]  # ids of near-duplicate live notes
+
+
+@dataclass(frozen=True)
+class Filter:
+    """`memory list`'s filters; each given one must hold."""
+
+    text: str | None = None  # in the id, title, body or a recall word (any case)
+    by: str | None = None  # who wrote or revised it (`Claude` matches every Claude model)
+    since: str | None = None  # written or revised at or after this time (RFC 3339 or a date)
+    unreviewed: bool = False  # personal notes no person has kept as they stand
+
+    def matches(self, entry: dict[str, Any]) -> bool:
+        if self.text is not None:
+            needle = self.text.casefold()
+            hay = (entry["id"], entry["title"], entry["body"], *entry["recall"])
+            if not any(needle in part.casefold() for part in hay):
+                return False
+        if self.by is not None:
+            writers = [w for w in (entry.get("written_by"), entry.get("revised_by")) if w]
+            if not any(matches_by(w, self.by) for w in writers):
+                return False
+        if self.since is not None:
+            since = parse_time(self.since)
+            times = [t for t in (entry.get("written_at"), entry.get("revised_at")) if t]
+            if not any(t >= since for t in times):
+                return False
+        return not (self.unreviewed and (entry["layer"] != "machine" or entry.get("reviewed_at")))
+
+
+def find(flt: Filter, repo: Repo | None = None) -> listing.Listed:
+    """Every note in both layers that `flt` admits (as `memory list` shows them)."""
+    if flt.since is not None:
+        parse_time(flt.since)  # a bad time is a usage error before anything is read
+    listed = listing.list_notes(repo)
+    listed.entries = [e for e in listed.entries if flt.matches(e)]
+    return listed
+
+
+def story(note_id: str, repo: Repo | None = None) -> Story:
+    """The note's story; `Refused` when no layer and no event knows the id."""
+    check_note_id(note_id)
+    problems: list[str] = []
+    try:
+        project = next((p for p in read_project_notes(repo) if p.id == note_id), None)
+    except AbcdError as err:
+        project = None
+        problems.append(f"project notes unreadable: {err}")
+    history: list[HistoryEntry] = []
+    sessions: set[str | None] = set()
+    note: Note | None = None
+    removed = False
+    home = Home.open()
+    if home is not None:
+        with home:
+            revision = 0
+            for record in records(home):
+                event = record.event
+                sessions.add(event.session)
+                if getattr(event, "id", None) != note_id:
+                    continue
+                if isinstance(event, NoteRevised):
+                    revision += 1
+                elif isinstance(event, NoteAdded):
+                    revision = 0
+                history.append(_entry(audit_row(record), event, revision))
+            note = next((n for n in _view(home).notes if n.id == note_id), None)
+            removed = note is None and bool(history)
+            ledgers = read_ledgers(home, sessions)
+    else:
+        ledgers = read_ledgers(None)
+    if note is None and project is None and not history:
+        raise Refused("unknown id", message=f"refused: no note {note_id}")
+    reach = listing.PROJECT if project is not None else "removed"
+    if note is not None:
+        reach = listing.reach(note, repo)
+    return Story(
+        id=note_id,
+        note=note,
+        project=project,
+        reach=reach,
+        removed=removed,
+        history=tuple(history),
+        sent=tuple(ledgers.of(note_id)),
+        problems=tuple(problems + ledgers.problems),
+    )
+
+
+def queue(repo: Repo | None = None) -> tuple[QueueItem, ...]:
+    """Unreviewed live personal notes, the most-sent first (then the newest), twins flagged."""
+    home = Home.open()
+    if home is None:
+        return ()
+    with home:
+        view = _view(home)
+        ledgers = read_ledgers(home, {n.session for n in view.notes})
+    counts = ledgers.counts()
+    last: dict[str, str] = {s.key: s.at for s in ledgers.sends}
+    waiting = [n for n in view.notes if not n.reviewed]
+    words = {n.id: _words(n) for n in view.notes}
+    items = [
+        QueueItem(
+            note=n,
+            reach=listing.reach(n, repo),
+            sends=counts.get(n.id, 0),
+            last_sent=last.get(n.id),
+            twins=tuple(
+                o.id for o in view.notes if o.id != n.id and _alike(words[n.id], words[o.id])
+            ),
+        )
+        for n in waiting
+    ]
+    items.sort(key=lambda q: q.note.revised_at or q.note.written_at, reverse=True)
+    items.sort(key=lambda q: q.sends, reverse=True)
+    return tuple(items)
+
+
+def revise(
+    note_id: str,
+    *,
+    by: str,
+    title: str | None = None,
+    body: str | None = None,
+    recall: Sequence[str] | None = None,
+    session: str | None = None,
+    seen: int | None = None,
+    cwd: Path | None = None,
+    warnings: list[str] | None = None,
+) -> Note:
+    """Revise a personal note (the gate judges the new text as an add); the note after it."""
+    return revise_note(
+        note_id,
+        title=title,
+        body=body,
+        recall=recall,
+        revised_by=by,
+        session=session,
+        seen=seen,
+        cwd=cwd,
+        warnings=warnings,
+    )
+
+
+def keep(
+    note_id: str,
+    *,
+    by: str = "person",
+    session: str | None = None,
+    seen: int | None = None,
+    cwd: Path | None = None,
+    warnings: list[str] | None = None,
+) -> Note:
+    """A person keeps the note as it stands (`note.reviewed`); the note after it."""
+    return keep_note(
+        note_id, reviewed_by=by, session=session, seen=seen, cwd=cwd, warnings=warnings
+    )
+
+
+def promote(
+    note_id: str,
+    *,
+    by: str = "person",
+    session: str | None = None,
+    seen: int | None = None,
+    cwd: Path | None = None,
+    warnings: list[str] | None = None,
+) -> Promoted:
+    """Write the note into this checkout's `.abcd/memory.json` (uncommitted) and record it.
+
+    Call only after a person confirmed it (the edge's job: a terminal, or the
+    desk's form).
+    """
+    return promote_note(
+        note_id, promoted_by=by, session=session, seen=seen, cwd=cwd, warnings=warnings
+    )
+
+
+def remove(
+    note_id: str,
+    *,
+    by: str = "person",
+    session: str | None = None,
+    cwd: Path | None = None,
+    warnings: list[str] | None = None,
+) -> Note:
+    """Remove a personal note (`note.removed`); the note as it was."""
+    return remove_note(note_id, removed_by=by, session=session, cwd=cwd, warnings=warnings)
+
+
+def session_sends(session_id: str) -> tuple[Send, ...]:
+    """Every item (notes, pages, rule domains) the hook sent to one session, oldest first."""
+    home = Home.open()
+    if home is None:
+        return ()
+    with home:
+        return tuple(_session_sends(home, session_id).sends)
+
+
+def timeline(
+    *,
+    note: str | None = None,
+    by: str | None = None,
+    session: str | None = None,
+    since: str | None = None,
+) -> list[AuditRow]:
+    """The journal's events as `journal audit` lists them, oldest first, filtered."""
+    home = Home.open()
+    if home is None:
+        return []
+    with home:
+        return audit(home, note=note, by=by, session=session, since=since)
+
+
+def as_of(when: str) -> View:
+    """The personal notes as they were after seq `when`, or at time `when` (`journal replay`)."""
+    home = Home.open()
+    if home is None:
+        return View()
+    with home:
+        return replay(home, when)
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _view(home: Home) -> View:
+    from abcd.journal.store import load
+
+    return load(home).view
+
+
+def _entry(row: AuditRow, event: Any, revision: int) -> HistoryEntry:
+    if isinstance(event, NoteAdded | NoteRevised):
+        return HistoryEntry(
+            row.seq,
+            row.at,
+            row.type,
+            row.by,
+            row.session,
+            revision,
+            event.title,
+            event.body,
+            tuple(event.recall),
+        )
+    acted = event.revision if isinstance(event, NoteReviewed | NotePromoted) else revision
+    detail = "removed" if isinstance(event, NoteRemoved) else row.title
+    return HistoryEntry(row.seq, row.at, row.type, row.by, row.session, acted, detail=detail)
+
+
+def _words(note: Note) -> frozenset[str]:
+    text = " ".join((note.title, note.body, *note.recall)).casefold()
+    return frozenset(_WORD.findall(text))
+
+
+def _alike(a: frozenset[str], b: frozenset[str]) -> bool:
+    if not a or not b:
+        return False
+    return len(a & b) / len(a | b) >= NEAR_DUPLICATE
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in obj.__dict__.items()}
+
+
+def _note_json(s: Story) -> dict[str, Any] | None:
+    if s.note is not None:
+        import msgspec
+
+        out: dict[str, Any] = msgspec.to_builtins(s.note)
+        out.update(layer="machine", reach=s.reach, reviewed=s.note.reviewed)
+        out["shadowed_by_project"] = s.project is not None
+        return out
+    if s.project is not None:
+        import msgspec
+
+        out = msgspec.to_builtins(s.project)
+        out.update(layer="project", reach=listing.PROJECT)
+        return out
+    return None
