@@ -20,6 +20,7 @@ from abcd.cli.journal_cmd import app as journal_app
 from abcd.cli.memory_cmd import app as memory_app
 from abcd.cli.names_cmd import app as names_app
 from abcd.cli.plugin_cmd import app as plugin_app
+from abcd.cli.review_cmd import review
 from abcd.cli.rules_cmd import register as register_rules
 from abcd.errors import AbcdError
 from abcd.terminal import escaped
@@ -62,6 +63,7 @@ register_rules(app)
 app.add_typer(hook_app, name="hook")
 app.add_typer(plugin_app, name="plugin")
 app.command("statusline")(statusline)
+app.command("review")(review)
 
 
 def usage_line(err: UsageError) -> str:

@@ -67,6 +67,12 @@ NEVER_LOADED = (
     "json",
     "hashlib",
     "enum",
+    # The reviewer's desk (`abcd review`, abcd.web): its templates and its server.
+    "jinja2",
+    "markupsafe",
+    "http",
+    "socketserver",
+    "webbrowser",
 )
 # The payload carries the prompt; a prompt past the scan bound is cut, so the payload is bounded
 # with room for the host's other fields.

@@ -1,0 +1,191 @@
+"""The desk's pages and actions: each reads or acts through the core, and renders a template.
+
+Pages: the queue (`/`), a note (`/notes/ID`), a confirmation before a
+promote or a remove (`/notes/ID/promote`, `/notes/ID/remove`), and the
+journal's timeline with its replay (`/journal`). Actions are POSTs to
+`/notes/ID/{keep,revise,remove,promote}`, answered by a redirect to the page
+that shows the result (`?done=...` names one of the fixed messages in
+`DONE`, never text from the request). A refusal from the core (the gate, an
+unknown id, a broken journal) is shown on the page it came from, with what the
+person typed kept in the form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from abcd.errors import AbcdError, UsageError
+from abcd.repo import Repo
+from abcd.web import reading
+from abcd.web.guard import TOKEN_FIELD
+from abcd.web.server import Request, Response, redirect
+
+# What a redirect after an action may say; `?done=` picks one by its key.
+DONE = {
+    "kept": "Kept: the note is marked reviewed as of its current text.",
+    "revised": "Revised: the note keeps its id; its earlier text stays in its history.",
+    "promoted": "Promoted: the note is written into this checkout's .abcd/memory.json "
+    "as a working-tree change. Review it with git diff and commit it yourself.",
+    "removed": "Removed: the note is out of the view; its history stays in the journal.",
+}
+_NOTE_PATH = re.compile(r"^/notes/(?P<id>[A-Za-z0-9_-]{1,80})(?:/(?P<act>[a-z]+))?$")
+NOT_FOUND = "no such page"
+# The journal page's query: the replay's point (a seq, or a time) and the two filters.
+JOURNAL_QUERY = ("seq", "at", "by", "session")
+
+
+@dataclass
+class Desk:
+    """What every page needs: the checkout the desk was started in, the run's token, templates."""
+
+    repo: Repo | None
+    token: str
+    env: Environment
+
+    def render(self, name: str, status: int = HTTPStatus.OK, **context: Any) -> Response:
+        context.setdefault("done", None)
+        context.setdefault("problem", None)
+        page = self.env.get_template(name).render(
+            token=self.token,
+            token_field=TOKEN_FIELD,
+            checkout=self.repo.top if self.repo is not None else None,
+            **context,
+        )
+        return Response(status, page.encode())
+
+    def route(self, request: Request) -> Response:
+        try:
+            return self._route(request)
+        except AbcdError as err:
+            # A broken journal or an unreadable home: named on a page of its own.
+            return self.render("problem.html", HTTPStatus.CONFLICT, problem=str(err))
+
+    def _route(self, request: Request) -> Response:
+        if request.method == "GET":
+            if request.path == "/":
+                return self.queue(request)
+            if request.path == "/journal":
+                return self.journal(request)
+        match = _NOTE_PATH.match(request.path)
+        if match is not None:
+            note_id, act = match["id"], match["act"]
+            if request.method == "GET":
+                if act is None:
+                    return self.note(note_id, request)
+                if act in ("promote", "remove"):
+                    return self.confirm(note_id, act)
+            elif act in ACTIONS:
+                return ACTIONS[act](self, note_id, request)
+        return self.render("problem.html", HTTPStatus.NOT_FOUND, problem=NOT_FOUND)
+
+    # Pages.
+
+    def queue(self, request: Request) -> Response:
+        return self.render(
+            "queue.html",
+            queue=reading.queue(self.repo),
+            done=DONE.get(request.query.get("done", "")),
+        )
+
+    def note(
+        self,
+        note_id: str,
+        request: Request,
+        *,
+        problem: str | None = None,
+        draft: dict[str, str] | None = None,
+        status: int = HTTPStatus.OK,
+    ) -> Response:
+        story = reading.story(note_id, self.repo)
+        if story is None:
+            return self.render("problem.html", HTTPStatus.NOT_FOUND, problem=f"no note {note_id}")
+        return self.render(
+            "note.html",
+            status,
+            story=story,
+            draft=draft or reading.draft_of(story),
+            problem=problem,
+            done=DONE.get(request.query.get("done", "")),
+        )
+
+    def confirm(self, note_id: str, act: str, problem: str | None = None) -> Response:
+        story = reading.story(note_id, self.repo)
+        if story is None:
+            return self.render("problem.html", HTTPStatus.NOT_FOUND, problem=f"no note {note_id}")
+        status = HTTPStatus.OK if problem is None else HTTPStatus.CONFLICT
+        return self.render("confirm.html", status, story=story, act=act, problem=problem)
+
+    def journal(self, request: Request) -> Response:
+        asked = {key: request.query.get(key, "").strip() or None for key in JOURNAL_QUERY}
+        try:
+            timeline = reading.timeline(**asked)
+        except UsageError as err:  # a time that is not one: said, and the journal shown now
+            asked["at"] = None
+            timeline = reading.timeline(**asked)
+            return self.render(
+                "journal.html", HTTPStatus.BAD_REQUEST, timeline=timeline, problem=str(err)
+            )
+        return self.render("journal.html", timeline=timeline)
+
+    # Actions: each a person's act, through the core.
+
+    def keep(self, note_id: str, request: Request) -> Response:
+        try:
+            reading.keep(note_id, self.repo, request.form.get("seen", ""))
+        except AbcdError as err:
+            return self.note(note_id, request, problem=str(err), status=HTTPStatus.CONFLICT)
+        return redirect(f"/notes/{note_id}?done=kept")
+
+    def revise(self, note_id: str, request: Request) -> Response:
+        draft = {key: request.form.get(key, "") for key in ("title", "body", "recall")}
+        try:
+            reading.revise(note_id, self.repo, draft, request.form.get("seen", ""))
+        except AbcdError as err:
+            return self.note(
+                note_id, request, problem=str(err), draft=draft, status=HTTPStatus.CONFLICT
+            )
+        return redirect(f"/notes/{note_id}?done=revised")
+
+    def promote(self, note_id: str, request: Request) -> Response:
+        if request.form.get("confirm") != "yes":
+            return self.confirm(note_id, "promote", "tick the box to confirm the promotion")
+        try:
+            reading.promote(note_id, self.repo, request.form.get("seen", ""))
+        except AbcdError as err:
+            return self.confirm(note_id, "promote", str(err))
+        return redirect(f"/notes/{note_id}?done=promoted")
+
+    def remove(self, note_id: str, request: Request) -> Response:
+        if request.form.get("confirm") != "yes":
+            return self.confirm(note_id, "remove", "tick the box to confirm the removal")
+        try:
+            reading.remove(note_id, self.repo)
+        except AbcdError as err:
+            return self.confirm(note_id, "remove", str(err))
+        return redirect("/?done=removed")
+
+
+ACTIONS: dict[str, Callable[[Desk, str, Request], Response]] = {
+    "keep": Desk.keep,
+    "revise": Desk.revise,
+    "promote": Desk.promote,
+    "remove": Desk.remove,
+}
+
+
+def make_desk(repo: Repo | None, token: str) -> Desk:
+    """The desk for `repo`, with templates that escape everything a note says."""
+    env = Environment(
+        loader=PackageLoader("abcd.web", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return Desk(repo, token, env)

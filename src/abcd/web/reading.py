@@ -1,0 +1,327 @@
+"""What the desk's pages show, read through the core, and the acts they ask of it.
+
+Nothing here reads the journal its own way: every note, story, send, act,
+timeline and replay comes from `abcd.notes.desk`, the one core the CLI's
+`memory show/revise/keep/promote` call too. What is added is only what a
+page needs on top: the queue's near-duplicates paired for showing side by
+side, the distinct authors and sessions a filter offers, which events lie
+after a replay's point, and each object flattened into what a template reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from abcd.errors import Refused
+from abcd.journal.history import AuditRow, matches_by
+from abcd.journal.view import Note
+from abcd.notes import desk
+from abcd.notes.limits import PERSON
+from abcd.notes.project import ProjectNote
+from abcd.repo import Repo
+
+# The form a send was made in, as a reviewer reads it.
+FORMS = {"full": "the whole note", "line": "its title line", "short": "short"}
+
+
+@dataclass
+class Card:
+    """A note as the desk shows it: its text, stamps, reach, review state and send count."""
+
+    id: str
+    title: str
+    body: str
+    recall: list[str]
+    layer: str  # "machine" (personal) or "project"
+    reach: str
+    origin: str
+    written_by: str | None
+    written_at: str | None
+    session: str | None
+    revision: int = 0
+    revised: str | None = None  # "by WHO at TIME", after a revision
+    reviewed: str | None = None  # "by WHO at TIME", when a person kept it as it stands
+    promoted: str | None = None  # "by WHO at TIME", once promoted into a project file
+    sends: int = 0
+    last_sent: str | None = None
+    twins: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Step:
+    """One event in a note's history, with the text it gave the note (an add, a revision)."""
+
+    seq: int
+    at: str
+    type: str
+    kind: str  # the class on the timeline: added, revised, reviewed, promoted, removed
+    by: str
+    session: str | None
+    revision: int
+    title: str | None
+    body: str | None
+    recall: list[str]
+    what: str | None
+
+
+@dataclass
+class SendRow:
+    session: str
+    at: str
+    form: str
+    fill: str
+
+
+@dataclass
+class Story:
+    note: Card
+    events: list[Step]
+    sends: list[SendRow]
+    removed: bool
+    shadowed: bool  # a project note of the same id is recalled instead
+    problems: list[str]
+
+    @property
+    def actionable(self) -> bool:
+        """Whether the desk offers keep, revise, promote and remove: a live personal note."""
+        return not self.removed and self.note.layer == "machine"
+
+
+@dataclass(frozen=True)
+class CardPair:
+    first: Card
+    second: Card
+
+
+@dataclass
+class Queue:
+    notes: list[Card]
+    pairs: list[CardPair]
+
+
+def _stamp(by: str | None, at: str | None) -> str | None:
+    return f"by {by} at {at}" if at else None
+
+
+def _card(note: Note, reach: str) -> Card:
+    return Card(
+        id=note.id,
+        title=note.title,
+        body=note.body,
+        recall=list(note.recall),
+        layer="machine",
+        reach=reach,
+        origin=note.origin,
+        written_by=note.written_by,
+        written_at=note.written_at,
+        session=note.session,
+        revision=note.revision,
+        revised=_stamp(note.revised_by, note.revised_at),
+        reviewed=_stamp(note.reviewed_by, note.reviewed_at),
+        promoted=_stamp(note.promoted_by, note.promoted_at),
+    )
+
+
+def _project_card(note: ProjectNote, reach: str) -> Card:
+    return Card(
+        id=note.id,
+        title=note.title,
+        body=note.body,
+        recall=list(note.recall),
+        layer="project",
+        reach=reach,
+        origin=note.origin,
+        written_by=note.written_by,
+        written_at=note.written_at,
+        session=note.session,
+    )
+
+
+def queue(repo: Repo | None) -> Queue:
+    """Unreviewed personal notes, the most-sent first, and their near-duplicates in pairs."""
+    cards: list[Card] = []
+    for item in desk.queue(repo):
+        card = _card(item.note, item.reach)
+        card.sends, card.last_sent, card.twins = item.sends, item.last_sent, list(item.twins)
+        cards.append(card)
+    return Queue(cards, _pairs(cards, repo))
+
+
+def _pairs(cards: list[Card], repo: Repo | None) -> list[CardPair]:
+    """Each near-duplicate pair once; a twin outside the queue (already kept) is read too."""
+    by_id = {card.id: card for card in cards}
+    pairs: list[CardPair] = []
+    seen: set[frozenset[str]] = set()
+    for card in cards:
+        for twin in card.twins:
+            key = frozenset((card.id, twin))
+            if key in seen:
+                continue
+            seen.add(key)
+            other = by_id.get(twin) or _live_card(twin, repo)
+            if other is not None:
+                pairs.append(CardPair(card, other))
+    return pairs
+
+
+def _live_card(note_id: str, repo: Repo | None) -> Card | None:
+    told = desk.story(note_id, repo)
+    return _card(told.note, told.reach) if told.note is not None else None
+
+
+def story(note_id: str, repo: Repo | None) -> Story | None:
+    """A note's whole story, or None when no layer and no event knows the id."""
+    try:
+        told = desk.story(note_id, repo)
+    except Refused:
+        return None
+    steps = [
+        Step(
+            seq=entry.seq,
+            at=entry.at,
+            type=entry.type,
+            kind=entry.type.rpartition(".")[2],
+            by=entry.by,
+            session=entry.session,
+            revision=entry.revision,
+            title=entry.title,
+            body=entry.body,
+            recall=list(entry.recall or ()),
+            what=entry.detail,
+        )
+        for entry in told.history
+    ]
+    if told.note is not None:
+        card = _card(told.note, told.reach)
+    elif told.project is not None:
+        card = _project_card(told.project, told.reach)
+    else:  # removed: shown with the last text it had
+        last = next(step for step in reversed(steps) if step.title is not None)
+        card = Card(
+            id=note_id,
+            title=last.title or "",
+            body=last.body or "",
+            recall=last.recall,
+            layer="machine",
+            reach=told.reach,
+            origin="",
+            written_by=steps[0].by,
+            written_at=steps[0].at,
+            session=steps[0].session,
+        )
+    card.sends = len(told.sent)
+    sends = [
+        SendRow(
+            session=send.shown_session,
+            at=send.at,
+            form=FORMS.get(send.form, send.form),
+            fill=f"{send.percent:.0f}% ({send.fill})" if send.percent is not None else send.fill,
+        )
+        for send in told.sent
+    ]
+    return Story(
+        card,
+        steps,
+        sends,
+        removed=told.removed,
+        shadowed=told.note is not None and told.project is not None,
+        problems=list(told.problems),
+    )
+
+
+def draft_of(story: Story) -> dict[str, str]:
+    """The revise form's fields, filled with the note's current text."""
+    note = story.note
+    return {"title": note.title, "body": note.body, "recall": ", ".join(note.recall)}
+
+
+# The acts: a person's, at the desk (its form carried the run's token).
+
+
+def _cwd(repo: Repo | None) -> Path | None:
+    return Path(repo.top) if repo is not None else None
+
+
+def _seen(text: str) -> int | None:
+    """The revision the person read, from the form (None: not said, so not checked)."""
+    return int(text) if text.isdigit() else None
+
+
+def keep(note_id: str, repo: Repo | None, seen: str) -> None:
+    desk.keep(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo))
+
+
+def revise(note_id: str, repo: Repo | None, draft: dict[str, str], seen: str) -> None:
+    desk.revise(
+        note_id,
+        by=PERSON,
+        title=draft["title"],
+        body=draft["body"],
+        # The form's one field holds the words split by commas; blanks between them are dropped.
+        recall=[word for word in draft["recall"].split(",") if word.strip()],
+        seen=_seen(seen),
+        cwd=_cwd(repo),
+    )
+
+
+def promote(note_id: str, repo: Repo | None, seen: str) -> str:
+    """Promote the note; the project file it was written into, as shown."""
+    return desk.promote(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo)).file
+
+
+def remove(note_id: str, repo: Repo | None) -> None:
+    desk.remove(note_id, by=PERSON, cwd=_cwd(repo))
+
+
+@dataclass
+class Timeline:
+    """The journal's events (filtered) and the view as of a point, for `/journal`."""
+
+    rows: list[AuditRow]
+    after: set[int]  # seqs of the shown rows that lie after the replay's point
+    notes: tuple[Note, ...]  # the view as of the point
+    last_seq: int
+    seq: int  # the replay's point: the last event folded
+    at: str  # the time asked for, as given ("" when a seq was asked for)
+    by: str | None
+    session: str | None
+    authors: list[str]
+    sessions: list[str]
+
+
+def timeline(
+    *,
+    seq: str | None = None,
+    at: str | None = None,
+    by: str | None = None,
+    session: str | None = None,
+) -> Timeline:
+    """The events matching `by` and `session`, and the view as of `at` (a time) or `seq`."""
+    every = desk.timeline()
+    last_seq = every[-1].seq if every else 0
+    point_asked = at or seq
+    view = desk.as_of(point_asked or str(last_seq))
+    point = view.journal.seq
+    rows = [
+        row
+        for row in every
+        if (by is None or matches_by(row.by, by)) and (session is None or row.session == session)
+    ]
+    return Timeline(
+        rows=rows,
+        after={row.seq for row in rows if row.seq > point},
+        notes=view.notes,
+        last_seq=last_seq,
+        seq=point,
+        at=at or "",
+        by=by,
+        session=session,
+        authors=_distinct(row.by for row in every),
+        sessions=_distinct(row.session for row in every if row.session),
+    )
+
+
+def _distinct(values: Iterable[str | None]) -> list[str]:
+    return sorted({value for value in values if value})

@@ -1,0 +1,39 @@
+"""Running the desk for `abcd review`: serve until Ctrl-C, and say where.
+
+The command's caller has already checked that a person is at a terminal.
+The URL (with the run's token) is printed there, and opened in the browser
+unless `--no-browser`. Ctrl-C stops the server and closes its socket; a
+request being answered is finished first.
+"""
+
+from __future__ import annotations
+
+import sys
+import webbrowser
+
+from abcd.repo import find_repo
+from abcd.web.guard import mint_token
+from abcd.web.pages import make_desk
+from abcd.web.server import DeskServer
+
+
+def start(token: str | None = None) -> DeskServer:
+    """The desk for the checkout of the working folder, bound and ready (not yet serving)."""
+    token = token or mint_token()
+    desk = make_desk(find_repo(), token)
+    return DeskServer(desk.route, token)
+
+
+def serve(*, open_browser: bool) -> None:
+    server = start()
+    print(f"abcd review: the desk is at {server.url}", flush=True)
+    print("abcd review: the link holds this run's token; Ctrl-C stops the desk", flush=True)
+    if open_browser and not webbrowser.open(server.url):
+        print("abcd review: no browser could be opened; open the link yourself", file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    print("abcd review: stopped", flush=True)

@@ -1,0 +1,209 @@
+"""The desk's HTTP edge: stdlib `ThreadingHTTPServer` on 127.0.0.1, every request guarded.
+
+A request is answered only once `abcd.web.guard` passed it (Host, Origin,
+token); a GET that brings the token in its URL is answered by a cookie and a
+redirect to the same page without it, so the token leaves the address bar
+and the history. Pages are rendered by `abcd.web.pages`; changes are POSTs
+whose form carries the token, answered by a redirect (303) to the page that
+shows what changed. Nothing is logged: a request line can hold the token.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from abcd.web.guard import COOKIE, TOKEN_FIELD, Guard, cookie_value, mint_token
+
+# The largest form a POST may send: a revised note is at most a few KiB (abcd.notes.limits).
+FORM_MAX_BYTES = 256 * 1024
+LOOPBACK = "127.0.0.1"
+# Served as they are, from the package; nothing else is a file the desk serves.
+STATIC = {"desk.css": "text/css; charset=utf-8", "desk.js": "text/javascript; charset=utf-8"}
+# No script, style, image, form target or frame but the desk's own.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    # `same-origin`: with `no-referrer` a browser sends `Origin: null` on the desk's own forms.
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+
+
+@dataclass
+class Response:
+    status: int
+    body: bytes = b""
+    content_type: str = "text/html; charset=utf-8"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def redirect(location: str) -> Response:
+    return Response(HTTPStatus.SEE_OTHER, headers={"Location": location})
+
+
+def refused(why: str) -> Response:
+    """A refusal: the reason, as plain text, and nothing else."""
+    return Response(HTTPStatus.FORBIDDEN, f"refused: {why}\n".encode(), "text/plain; charset=utf-8")
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    form: dict[str, str]
+
+
+# A page or an action: the request in, the response out.
+Handler = Callable[[Request], Response]
+Router = Callable[[Request], Response]
+
+
+def _first(values: dict[str, list[str]]) -> dict[str, str]:
+    return {key: items[0] for key, items in values.items() if items}
+
+
+class _DeskHandler(BaseHTTPRequestHandler):
+    server: DeskServer
+    server_version = "abcd-review"
+    sys_version = ""
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Nothing is logged: a request line can hold the token."""
+
+    def do_GET(self) -> None:
+        self._answer("GET")
+
+    def do_POST(self) -> None:
+        self._answer("POST")
+
+    def do_HEAD(self) -> None:
+        self._send(Response(HTTPStatus.METHOD_NOT_ALLOWED, b"", headers={"Allow": "GET, POST"}))
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD
+
+    def _answer(self, method: str) -> None:
+        try:
+            response = self._respond(method)
+        except Exception:
+            # A fault of the desk's own: the page says so, the terminal shows where.
+            traceback.print_exc()
+            self.close_connection = True
+            response = Response(
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                b"the desk failed on this request; see its terminal\n",
+                "text/plain; charset=utf-8",
+            )
+        self._send(response)
+
+    def _respond(self, method: str) -> Response:
+        guard = self.server.guard
+        headers = {key: value for key, value in self.headers.items()}
+        why = guard.foreign(headers)
+        if why is not None:
+            self._drain()
+            return refused(why)
+        parts = urlsplit(self.path)
+        query = _first(parse_qs(parts.query, keep_blank_values=True))
+        cookie = cookie_value(self.headers.get("Cookie"), self.server.cookie)
+        if not guard.holds(cookie, query.get(TOKEN_FIELD)):
+            self._drain()
+            return refused("no token: open the URL `abcd review` printed")
+        if method == "GET" and TOKEN_FIELD in query:
+            # The token moves from the URL into a cookie, and the page is asked again without it.
+            rest = {key: value for key, value in query.items() if key != TOKEN_FIELD}
+            location = parts.path + (f"?{urlencode(rest)}" if rest else "")
+            answer = redirect(location)
+            answer.headers["Set-Cookie"] = (
+                f"{self.server.cookie}={guard.token}; HttpOnly; SameSite=Strict; Path=/"
+            )
+            return answer
+        form: dict[str, str] = {}
+        if method == "POST":
+            body = self._body()
+            if body is None:
+                return Response(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, b"form too large\n")
+            form = _first(parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True))
+            if not guard.may_change(form.get(TOKEN_FIELD)):
+                return refused("a change must carry the desk's token in its form")
+        if method == "GET" and parts.path.startswith("/static/"):
+            return _static(parts.path.removeprefix("/static/"))
+        return self.server.route(Request(method, parts.path, query, form))
+
+    def _length(self) -> int:
+        try:
+            return max(0, int(self.headers.get("Content-Length") or 0))
+        except ValueError:
+            return 0
+
+    def _drain(self) -> None:
+        """Read a refused request's body (when small), so the connection stays in step."""
+        length = self._length()
+        if length <= FORM_MAX_BYTES:
+            self.rfile.read(length)
+        else:
+            self.close_connection = True
+
+    def _body(self) -> bytes | None:
+        length = self._length()
+        if length > FORM_MAX_BYTES:
+            self.close_connection = True
+            return None
+        return self.rfile.read(length)
+
+    def _send(self, response: Response) -> None:
+        self.send_response(response.status)
+        headers = {**SECURITY_HEADERS, **response.headers}
+        headers["Content-Type"] = response.content_type
+        headers["Content-Length"] = str(len(response.body))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        try:
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(response.body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the browser went away (a tab closed): nothing to tell
+
+
+def _static(name: str) -> Response:
+    if name not in STATIC:
+        return Response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
+    data = resources.files("abcd.web").joinpath("static", name).read_bytes()
+    return Response(HTTPStatus.OK, data, STATIC[name])
+
+
+class DeskServer(ThreadingHTTPServer):
+    """The desk on 127.0.0.1 at a free port; `route` answers every guarded request."""
+
+    daemon_threads = True
+
+    def __init__(self, route: Router, token: str | None = None, port: int = 0) -> None:
+        super().__init__((LOOPBACK, port), _DeskHandler)
+        self.route = route
+        self.guard = Guard(token or mint_token(), self.server_address[1])
+        # One cookie per desk: cookies are kept per host, not per port.
+        self.cookie = f"{COOKIE}_{self.guard.port}"
+
+    @property
+    def url(self) -> str:
+        """The desk's address with the token: the one URL that opens it."""
+        return f"http://{LOOPBACK}:{self.guard.port}/?{TOKEN_FIELD}={self.guard.token}"
+
+    def start_in_thread(self) -> threading.Thread:
+        """Serve from a daemon thread (tests, and the command's own loop); `shutdown` stops it."""
+        thread = threading.Thread(target=self.serve_forever, name="abcd-review", daemon=True)
+        thread.start()
+        return thread

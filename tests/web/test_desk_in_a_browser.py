@@ -1,0 +1,209 @@
+"""The desk in a real browser: Debian's chromium, headless, driven by Playwright.
+
+A person's walk through it, on a temp git checkout: the queue (with two
+near-duplicates side by side and the most-sent note first), a note's page, a
+revise, a keep and a promote, the journal's timeline and its replay. After
+each act the journal says what happened (`abcd journal audit --json`). A
+screenshot of each page goes into docs/review/, which docs/review.md shows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from abcd.web.run import start
+from abcd.web.server import DeskServer
+from tests.conftest import BY, Run, git
+from tests.web.conftest import add_note
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "review"
+SESSION = "7d3c9a1e-5b2f-4e8a-9c61-0f2d4b6a8e13"
+
+pytest.importorskip(
+    "playwright.sync_api", reason="playwright not installed (pip install -e '.[dev]')"
+)
+if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+    pytest.skip(f"chromium not found at {CHROMIUM}", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox"], headless=True
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def served(repo: Path) -> Iterator[DeskServer]:
+    server = start()
+    server.start_in_thread()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def events(abcd: Run) -> list[dict[str, Any]]:
+    done = abcd("journal", "audit", "--json")
+    assert done.code == 0, done.err
+    rows: list[dict[str, Any]] = json.loads(done.out)["events"]
+    return rows
+
+
+def prompt(abcd: Run, repo: Path, text: str) -> None:
+    """One prompt through the real hook, as the host sends it: what it recalls is a send."""
+    payload = {"session_id": SESSION, "cwd": str(repo), "prompt": text}
+    payload["hook_event_name"] = "UserPromptSubmit"
+    done = abcd("hook", "prompt-router", stdin=json.dumps(payload))
+    assert done.code == 0, done.err
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def test_a_person_walks_the_queue_revises_keeps_and_promotes(
+    repo: Path, abcd: Run, browser: Browser, served: DeskServer
+) -> None:
+    flaky = add_note(
+        abcd,
+        "The integration tests need the local database",
+        "Start it with `docker compose up db` before running pytest -m integration.",
+        "integration tests",
+        "database",
+        session=SESSION,
+    )
+    twin = add_note(
+        abcd,
+        "Integration tests need the local database running",
+        "Start the local database with `docker compose up db` before pytest -m integration.",
+        "integration tests",
+        "database",
+        session=SESSION,
+    )
+    release = add_note(
+        abcd,
+        "Releases are cut from main by the release script",
+        "Run tools/release with the version; it tags and pushes. Never tag by hand.",
+        "release",
+        "tag",
+        session=SESSION,
+    )
+    for _ in range(2):
+        prompt(abcd, repo, "how do I cut a release and tag it")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+
+    # The queue: the release note was sent most, so it comes first; the twins side by side.
+    page.goto(served.url)
+    assert "token=" not in page.url  # the token left the address for a cookie
+    expect(page.locator("h1")).to_contain_text("3 unreviewed")
+    queued = page.locator("section.queued article.card h3")
+    expect(queued.first).to_have_text("Releases are cut from main by the release script")
+    pair = page.locator(".duplicates .pair").first
+    expect(pair.locator("article.card")).to_have_count(2)
+    expect(pair).to_contain_text("The integration tests need the local database")
+    expect(pair).to_contain_text("Integration tests need the local database running")
+    shot(page, "queue")
+
+    # A note's page: its text, stamps, history and sends.
+    page.click(f"section.queued a[href='/notes/{release}']")
+    expect(page.locator("h1")).to_have_text("Releases are cut from main by the release script")
+    expect(page.locator("section.sent tbody tr")).to_have_count(1)  # a note is sent once a session
+    expect(page.locator(".timeline .event")).to_have_count(1)
+
+    # Revise: the note keeps its id; both texts are in its history.
+    page.goto(served.url.split("?")[0] + f"notes/{flaky}")
+    page.fill("form.revise input[name=title]", "Integration tests need the database container")
+    page.fill(
+        "form.revise textarea[name=body]",
+        "Run `docker compose up -d db` first; pytest -m integration reads DATABASE_URL.",
+    )
+    page.click("form.revise button[type=submit]")
+    expect(page.locator(".done")).to_contain_text("Revised")
+    expect(page.locator("h1")).to_have_text("Integration tests need the database container")
+    expect(page.locator(".timeline .event")).to_have_count(2)
+    expect(page.locator(".timeline")).to_contain_text(
+        "The integration tests need the local database"
+    )
+    last = events(abcd)[-1]
+    assert (last["type"], last["note"], last["by"]) == ("note.revised", flaky, "person")
+    shot(page, "note")
+
+    # Keep: a person's review, as of the revision just read.
+    page.click("form[action$='/keep'] button")
+    expect(page.locator(".done")).to_contain_text("Kept")
+    expect(page.locator(".status .badge.kept")).to_be_visible()
+    last = events(abcd)[-1]
+    assert (last["type"], last["note"], last["by"]) == ("note.reviewed", flaky, "person")
+
+    # Promote: asked on a page of its own, then written into the checkout, never committed.
+    page.click("form[action$='/promote'] button")
+    expect(page.locator("h1")).to_have_text("Promote this note?")
+    shot(page, "promote")
+    page.check("input[name=confirm]")
+    page.click("form.confirm button[type=submit]")
+    expect(page.locator(".done")).to_contain_text("Promoted")
+    last = events(abcd)[-1]
+    assert (last["type"], last["note"], last["by"]) == ("note.promoted", flaky, "person")
+    project = json.loads((repo / ".abcd" / "memory.json").read_text())
+    assert [n["title"] for n in project["notes"]] == [
+        "Integration tests need the database container"
+    ]
+    assert git(repo, "rev-list", "--count", "HEAD") == "1"  # the desk never commits
+    assert ".abcd/" in git(repo, "status", "--porcelain")
+
+    # The queue now: the kept note is gone from it; its twin stays.
+    page.click("header nav a[href='/']")
+    expect(page.locator("h1")).to_contain_text("2 unreviewed")
+    expect(page.locator(f"section.queued a[href='/notes/{flaky}']")).to_have_count(0)
+
+    # The journal: every event; the view as of seq 3 is before any review.
+    page.click("header nav a[href='/journal']")
+    expect(page.locator("section.events tbody tr")).to_have_count(6)
+    shot(page, "journal")
+    page.goto(served.url.split("?")[0] + "journal?seq=3")
+    expect(page.locator("section.as-of h2")).to_contain_text("after seq 3")
+    expect(page.locator("section.events tr.after")).to_have_count(3)
+    expect(page.locator("ul.view")).to_contain_text("The integration tests need the local database")
+    page.select_option("select[name=by]", "person")
+    page.click("form.replay button[type=submit]")
+    expect(page.locator("section.events tbody tr")).to_have_count(3)
+    shot(page, "journal-replay")
+    assert twin and BY
+
+
+def test_the_pages_work_without_javascript_and_the_slider_replays_with_it(
+    repo: Path, abcd: Run, browser: Browser, served: DeskServer
+) -> None:
+    first = add_note(abcd, "Lint with ruff", "ruff check src tests", "lint")
+    add_note(abcd, "Type-check with mypy", "mypy --strict", "types")
+    plain = browser.new_context(java_script_enabled=False).new_page()
+    plain.goto(served.url)
+    plain.click(f"a[href='/notes/{first}']")
+    plain.click("form[action$='/keep'] button")
+    expect(plain.locator(".done")).to_contain_text("Kept")
+    assert events(abcd)[-1]["type"] == "note.reviewed"
+
+    live = browser.new_page()
+    live.goto(served.url.split("?")[0] + f"journal?token={served.guard.token}")
+    slider = live.locator("#seq-slider")
+    slider.fill("1")  # a range input takes its value; the script submits the form on change
+    live.wait_for_url("**/journal?seq=1*")
+    expect(live.locator("section.as-of h2")).to_contain_text("after seq 1")
+    expect(live.locator("ul.view li")).to_have_count(1)
