@@ -19,7 +19,7 @@ import pytest
 
 from abcd.web.run import start
 from abcd.web.server import DeskServer
-from tests.conftest import BY, Run, git
+from tests.conftest import Run, git
 from tests.web.conftest import add_note
 
 CHROMIUM = "/usr/bin/chromium"
@@ -119,6 +119,7 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     expect(pair.locator("article.card")).to_have_count(2)
     expect(pair).to_contain_text("The integration tests need the local database")
     expect(pair).to_contain_text("Integration tests need the local database running")
+    expect(pair.locator(f"a[href='/notes/{twin}']")).to_have_count(1)
     shot(page, "queue")
 
     # A note's page: its text, stamps, history and sends.
@@ -126,6 +127,7 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     expect(page.locator("h1")).to_have_text("Releases are cut from main by the release script")
     expect(page.locator("section.sent tbody tr")).to_have_count(1)  # a note is sent once a session
     expect(page.locator(".timeline .event")).to_have_count(1)
+    shot(page, "note-sent")
 
     # Revise: the note keeps its id; both texts are in its history.
     page.goto(served.url.split("?")[0] + f"notes/{flaky}")
@@ -185,7 +187,8 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     page.click("form.replay button[type=submit]")
     expect(page.locator("section.events tbody tr")).to_have_count(3)
     shot(page, "journal-replay")
-    assert twin and BY
+    # Only the person's acts: no agent's add.
+    expect(page.locator("section.events")).not_to_contain_text("the local database running")
 
 
 def test_the_pages_work_without_javascript_and_the_slider_replays_with_it(

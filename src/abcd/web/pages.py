@@ -19,6 +19,7 @@ from http import HTTPStatus
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
 
 from abcd.errors import AbcdError, UsageError
 from abcd.repo import Repo
@@ -179,6 +180,18 @@ ACTIONS: dict[str, Callable[[Desk, str, Request], Response]] = {
 }
 
 
+_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
+
+
+def when(value: str) -> Markup:
+    """A journal time to the second (`2026-12-01 04:03:17`); the whole stamp on hover."""
+    if not _STAMP.fullmatch(value):
+        return escape(value)
+    return Markup('<time datetime="{0}" title="{0}">{1}</time>').format(
+        value, value[:19].replace("T", " ")
+    )
+
+
 def make_desk(repo: Repo | None, token: str) -> Desk:
     """The desk for `repo`, with templates that escape everything a note says."""
     env = Environment(
@@ -188,4 +201,5 @@ def make_desk(repo: Repo | None, token: str) -> Desk:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.globals["when"] = when
     return Desk(repo, token, env)
