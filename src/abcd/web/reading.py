@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from abcd.errors import Refused
-from abcd.journal.history import AuditRow, matches_by
+from abcd.journal.history import AuditRow, matches_by, parse_time
 from abcd.journal.view import Note
 from abcd.notes import desk
 from abcd.notes.limits import PERSON
@@ -299,6 +299,8 @@ def timeline(
     session: str | None = None,
 ) -> Timeline:
     """The events matching `by` and `session`, and the view as of `at` (a time) or `seq`."""
+    if at:
+        parse_time(at)  # a time that is not one is said even before there is a journal
     every = desk.timeline()
     last_seq = every[-1].seq if every else 0
     point_asked = at or seq

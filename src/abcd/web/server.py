@@ -76,9 +76,10 @@ def _first(values: dict[str, list[str]]) -> dict[str, str]:
 
 class _DeskHandler(BaseHTTPRequestHandler):
     server: DeskServer
-    server_version = "abcd-review"
-    sys_version = ""
     protocol_version = "HTTP/1.1"
+
+    def version_string(self) -> str:
+        return "abcd-review"
 
     def log_message(self, format: str, *args: object) -> None:
         """Nothing is logged: a request line can hold the token."""

@@ -1,0 +1,85 @@
+"""The desk's acts over real HTTP: the core still judges them, and a refusal is shown, not lost."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from abcd.notes import desk as core
+from tests.conftest import BY, Run
+from tests.gate.samples import mixed, prefixed
+from tests.web.conftest import Desk, add_note
+
+
+def _types(abcd: Run) -> list[str]:
+    done = abcd("journal", "audit", "--json")
+    assert done.code == 0, done.err
+    return [row["type"] for row in json.loads(done.out)["events"]]
+
+
+def _post(desk: Desk, path: str, form: dict[str, str]) -> tuple[int, str]:
+    own = {**desk.cookie(), "Origin": f"http://{desk.host}"}
+    answer = desk.request("POST", path, headers=own, form={"token": desk.token, **form})
+    return answer.status, answer.body
+
+
+def test_a_revision_the_gate_refuses_is_shown_with_the_typed_text_and_writes_nothing(
+    desk: Desk, abcd: Run
+) -> None:
+    note = add_note(abcd, "Deploys use the bot's token", "Ask ops for the token.", "deploy")
+    secret = prefixed("gh" + "p_", mixed(random.Random(14), 36))
+    typed = f"The deploy reads {secret.text} from the environment."
+    status, page = _post(
+        desk,
+        f"/notes/{note}/revise",
+        {"title": "Deploys use the bot's token", "body": typed, "recall": "deploy", "seen": "0"},
+    )
+    assert status == 409
+    assert 'class="problem"' in page and "refused" in page
+    assert "Save revision" in page  # the form, again
+    assert page.count(secret.secret) == 1  # in the textarea the person typed it into, only
+    assert _types(abcd) == ["note.added"]
+
+
+def test_an_act_on_a_revision_the_person_did_not_read_is_refused(desk: Desk, abcd: Run) -> None:
+    note = add_note(abcd, "Cache the wheels", "pip wheel into .cache first", "wheels")
+    # An agent revises it while the person reads revision 0.
+    core.revise(note, by=BY, title="Cache the wheels, always", session="s-two")
+    status, page = _post(desk, f"/notes/{note}/keep", {"seen": "0"})
+    assert status == 409
+    assert "revised since you read it" in page
+    assert _types(abcd) == ["note.added", "note.revised"]
+    assert _post(desk, f"/notes/{note}/keep", {"seen": "1"})[0] == 303
+    assert _types(abcd) == ["note.added", "note.revised", "note.reviewed"]
+
+
+def test_promote_and_remove_act_only_once_the_box_is_ticked(desk: Desk, abcd: Run) -> None:
+    note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
+    for act in ("promote", "remove"):
+        status, page = _post(desk, f"/notes/{note}/{act}", {"seen": "0"})
+        assert status == 409
+        assert "tick the box" in page
+    assert _types(abcd) == ["note.added"]
+
+
+def test_a_removed_note_keeps_its_page_with_its_history_and_no_actions(
+    desk: Desk, abcd: Run
+) -> None:
+    note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
+    assert _post(desk, f"/notes/{note}/remove", {"confirm": "yes"})[0] == 303
+    page = desk.get(f"/notes/{note}")
+    assert page.status == 200
+    assert "badge removed" in page.body and "note.removed" in page.body
+    assert "Format with ruff" in page.body
+    assert f'action="/notes/{note}/keep"' not in page.body
+    assert "Nothing to review" in desk.get("/").body
+
+
+def test_an_unknown_note_and_a_time_that_is_not_one_are_said_on_the_page(desk: Desk) -> None:
+    missing = desk.get("/notes/mem-0000000000000000")
+    assert missing.status == 404
+    assert "no note mem-0000000000000000" in missing.body
+    journal = desk.get("/journal?at=yesterday")
+    assert journal.status == 400
+    assert "not a time" in journal.body
+    assert "View as of" in journal.body  # the journal, shown as it is now
