@@ -186,9 +186,16 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     page.select_option("select[name=by]", "person")
     page.click("form.replay button[type=submit]")
     expect(page.locator("section.events tbody tr")).to_have_count(3)
-    shot(page, "journal-replay")
     # Only the person's acts: no agent's add.
     expect(page.locator("section.events")).not_to_contain_text("the local database running")
+    shot(page, "journal-replay")
+
+    # One session: every item the hook sent it, from its ledger.
+    page.goto(served.url.split("?")[0] + f"journal?session={SESSION}")
+    sent = page.locator("section.session-sent tbody tr")
+    expect(sent).to_have_count(1)
+    expect(sent.locator(f"a[href='/notes/{release}']")).to_have_count(1)
+    shot(page, "journal-session")
 
 
 def test_the_pages_work_without_javascript_and_the_slider_replays_with_it(

@@ -44,20 +44,59 @@ def test_the_desk_is_refused_when_no_person_is_at_a_terminal(repo: Path, abcd: R
     ]
 
 
-def test_at_a_terminal_it_prints_its_url_serves_it_and_stops_cleanly_on_ctrl_c(
-    repo: Path, abcd: Run
-) -> None:
-    add_note(abcd, "Run the linter before pushing", "ruff check src tests", "lint")
+def _at_a_terminal(
+    repo: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], int]:
+    """`abcd review ARGS` started at a pseudo-terminal: the process and the terminal's side."""
     main, child = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "abcd", "review", "--no-browser"],
+        [sys.executable, "-m", "abcd", "review", *args],
         stdin=child,
         stdout=child,
         stderr=child,
         cwd=repo,
+        env={**os.environ, **(env or {})},
         start_new_session=True,
     )
     os.close(child)
+    return proc, main
+
+
+def _stop(proc: subprocess.Popen[bytes], main: int) -> str:
+    """Ctrl-C; what the terminal showed after it. The process must have exited 0."""
+    try:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+        return _read_until(main, re.compile(r"stopped"), seconds=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+
+
+def test_without_no_browser_it_opens_its_link_in_the_browser(repo: Path, tmp_path: Path) -> None:
+    opened = tmp_path / "opened"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
+    browser.chmod(0o755)
+    proc, main = _at_a_terminal(repo, env={"BROWSER": str(browser)})
+    shown = _read_until(main, URL)
+    deadline = time.monotonic() + 30
+    while not opened.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    rest = _stop(proc, main)
+    found = URL.search(shown)
+    assert found is not None, shown
+    assert opened.read_text() == found[0]
+    assert "abcd review: stopped" in rest
+
+
+def test_at_a_terminal_it_prints_its_url_serves_it_and_stops_cleanly_on_ctrl_c(
+    repo: Path, abcd: Run
+) -> None:
+    add_note(abcd, "Run the linter before pushing", "ruff check src tests", "lint")
+    proc, main = _at_a_terminal(repo, "--no-browser")
     try:
         shown = _read_until(main, URL)
         found = URL.search(shown)
@@ -76,13 +115,7 @@ def test_at_a_terminal_it_prints_its_url_serves_it_and_stops_cleanly_on_ctrl_c(
         assert page.status == 200
         assert "Run the linter before pushing" in page.read().decode()
         conn.close()
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 0
-        rest = _read_until(main, re.compile(r"stopped"), seconds=10)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(main)
+        rest = _stop(proc, main)
     assert "abcd review: stopped" in rest
     assert "Traceback" not in shown + rest

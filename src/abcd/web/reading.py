@@ -72,6 +72,7 @@ class SendRow:
     at: str
     form: str
     fill: str
+    key: str = ""  # the item sent: a note id, `page:<file>` or `domain:<name>`
 
 
 @dataclass
@@ -212,15 +213,7 @@ def story(note_id: str, repo: Repo | None) -> Story | None:
             session=steps[0].session,
         )
     card.sends = len(told.sent)
-    sends = [
-        SendRow(
-            session=send.shown_session,
-            at=send.at,
-            form=FORMS.get(send.form, send.form),
-            fill=f"{send.percent:.0f}% ({send.fill})" if send.percent is not None else send.fill,
-        )
-        for send in told.sent
-    ]
+    sends = [_send_row(send) for send in told.sent]
     return Story(
         card,
         steps,
@@ -228,6 +221,16 @@ def story(note_id: str, repo: Repo | None) -> Story | None:
         removed=told.removed,
         shadowed=told.note is not None and told.project is not None,
         problems=list(told.problems),
+    )
+
+
+def _send_row(send: desk.Send) -> SendRow:
+    return SendRow(
+        session=send.shown_session,
+        at=send.at,
+        form=FORMS.get(send.form, send.form),
+        fill=f"{send.percent:.0f}% ({send.fill})" if send.percent is not None else send.fill,
+        key=send.key,
     )
 
 
@@ -289,6 +292,7 @@ class Timeline:
     session: str | None
     authors: list[str]
     sessions: list[str]
+    sent: list[SendRow]  # every item sent to the session filtered by, from its ledger
 
 
 def timeline(
@@ -322,6 +326,7 @@ def timeline(
         session=session,
         authors=_distinct(row.by for row in every),
         sessions=_distinct(row.session for row in every if row.session),
+        sent=[_send_row(send) for send in desk.session_sends(session)] if session else [],
     )
 
 
