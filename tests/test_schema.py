@@ -25,14 +25,20 @@ def test_there_is_a_schema_for_the_envelope_every_event_and_the_view() -> None:
         "envelope.schema.json",
         "event.journal.recovered.schema.json",
         "event.note.added.schema.json",
+        "event.note.promoted.schema.json",
         "event.note.removed.schema.json",
+        "event.note.reviewed.schema.json",
+        "event.note.revised.schema.json",
         "memory-view.schema.json",
     ]
     envelope = json.loads((ROOT / "journal_schema" / "envelope.schema.json").read_text())
     assert envelope["$defs"]["Envelope"]["properties"]["type"]["enum"] == [
         "journal.recovered",
         "note.added",
+        "note.promoted",
         "note.removed",
+        "note.reviewed",
+        "note.revised",
     ]
 
 

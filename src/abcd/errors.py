@@ -48,6 +48,14 @@ class CorruptFile(AbcdError):
 
 
 RECOVERY_HINT = "`abcd journal recover` sets the broken tail aside"
+# A line a newer abcd wrote (its `v` is past this one's) is not damage: nothing is set aside.
+NEWER_ABCD = "written by a newer abcd"
+NEWER_HINT = "upgrade abcd to read it (`abcd journal recover` refuses to set newer events aside)"
+
+
+def hint_for(what: str) -> str:
+    """What to do about a break: upgrade for a newer abcd's line, else recover."""
+    return NEWER_HINT if NEWER_ABCD in what else RECOVERY_HINT
 
 
 class JournalBroken(AbcdError):

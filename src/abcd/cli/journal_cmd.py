@@ -9,7 +9,7 @@ import typer
 from abcd.cli.app import command_group
 from abcd.cli.memory_cmd import ByPerson
 from abcd.cli.output import emit_json, notice
-from abcd.errors import RECOVERY_HINT, AbcdError, JournalBroken
+from abcd.errors import AbcdError, JournalBroken, hint_for
 from abcd.journal import history
 from abcd.journal.chain import Break
 from abcd.journal.recover import recover as recover_journal
@@ -87,7 +87,7 @@ def verify(json: Json = False) -> None:
         return
     if report.breaks:
         first = report.breaks[0]
-        raise AbcdError(f"{first.message()}; {RECOVERY_HINT}")
+        raise AbcdError(f"{first.message()}; {hint_for(first.what)}")
     if report.differs:
         raise AbcdError(
             f"the journal is intact ({report.events} event(s)) but a cache holds what it does "

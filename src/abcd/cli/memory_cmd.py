@@ -1,4 +1,5 @@
-"""`abcd memory`: add, import, list and remove notes, and the bare summary."""
+"""`abcd memory`: add, import, list and remove notes, the bare summary, and the review acts
+(show, revise, keep, promote: thin over `abcd.notes.desk`, which the desk's web page uses too)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,20 @@ from typing import Annotated
 import msgspec
 import typer
 
+from abcd.cli import desk_text
 from abcd.cli.app import command_group
 from abcd.cli.output import emit_json, notice
 from abcd.constants import IMPORT_MAX_BYTES
 from abcd.errors import AbcdError, Refused
 from abcd.journal.events import Origin
-from abcd.notes import listing, places, service
+from abcd.notes import desk, listing, places, service
 from abcd.notes.limits import PERSON, Draft, check_draft, check_session, check_written_by
 from abcd.repo import Repo, find_repo
 from abcd.terminal import escaped
 
 app = command_group(
-    "Keep notes: add, import, list and remove them. Bare: counts per layer."
+    "Keep notes: add, import, list and remove them; show, revise, keep and promote them in "
+    "review. Bare: counts per layer."
     "\n\n\b\nExample:\n  abcd memory --json",
     invoke_without_command=True,
 )
@@ -152,10 +155,19 @@ def add(
         "host-memory-move" if moved_from_host else "person" if written_by == PERSON else "agent"
     )
     warnings: list[str] = []
+    twins: list[str] = []
     (note_id,) = service.add_notes(
-        [verdict], written_by=written_by, session=stamp, origin=origin, warnings=warnings
+        [verdict],
+        written_by=written_by,
+        session=stamp,
+        origin=origin,
+        warnings=warnings,
+        twins=twins,
     )
     print(note_id)
+    if twins:
+        notice(f"{note_id} already holds this title, body, recall words and reach: nothing written")
+        return
     _remember_place(repo, [draft], warnings)
     _say_written([draft], stamp, warnings)
 
@@ -286,14 +298,44 @@ def _read_file(file: str) -> bytes:
 @app.command("list")
 def list_(
     json: Annotated[bool, typer.Option("--json", help='Print {"notes": [...]}.')] = False,
+    search: Annotated[
+        str | None,
+        typer.Option(
+            "--search",
+            metavar="TEXT",
+            help="Only notes holding TEXT (any case) in the id, title, body or a recall word.",
+        ),
+    ] = None,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            metavar="WHO",
+            help="Only notes written or revised by WHO (`Claude` matches every Claude model).",
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="TIME",
+            help="Only notes written or revised at or after TIME (RFC 3339, or a date).",
+        ),
+    ] = None,
+    unreviewed: Annotated[
+        bool,
+        typer.Option("--unreviewed", help="Only personal notes no person has kept as they stand."),
+    ] = False,
 ) -> None:
     """Every note in both layers, with its stamps and where it is recalled.
 
     \b
     Example:
       abcd memory list --json
+      abcd memory list --unreviewed --by Claude --search race
     """
-    listed = listing.list_notes(find_repo())
+    flt = desk.Filter(text=search, by=by, since=since, unreviewed=unreviewed)
+    listed = desk.find(flt, find_repo())
     if json:
         emit_json({"notes": listed.entries, "unreadable": listed.unreadable})
     else:
@@ -323,6 +365,133 @@ def remove(
     print(escaped(f"removed {note.id}: {note.title}", keep=""))
     for warning in warnings:
         notice(f"warning: removed, but {warning}")
+
+
+NoteId = Annotated[str, typer.Argument(metavar="ID", help="The note's id (mem-...).")]
+
+
+@app.command()
+def show(note_id: NoteId, json: Json = False) -> None:
+    """A note's whole story: as it is now, every event on it, every session it was sent to.
+
+    \b
+    Example:
+      abcd memory show mem-2611301200000000 --json
+    """
+    story = desk.story(note_id, find_repo())
+    if json:
+        emit_json(story.to_json())
+    else:
+        for line in desk_text.story_lines(story):
+            print(line)
+    for problem in story.problems:
+        notice(problem)
+
+
+@app.command()
+def revise(
+    note_id: NoteId,
+    by: By,
+    title: Annotated[
+        str | None,
+        typer.Option("--title", metavar="TEXT", help="The new title (kept when not given)."),
+    ] = None,
+    recall: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--recall",
+            metavar="WORD",
+            help="The new recall words, all of them (kept when not given); as for add.",
+        ),
+    ] = None,
+    session: Session = None,
+) -> None:
+    """Revise a personal note; a new body comes on stdin, if given (the note keeps its id).
+
+    The gate judges the new text as it judges an add; the old text stays in
+    the journal, and `memory show` shows every revision.
+
+    \b
+    Example:
+      abcd memory revise mem-2611301200000000 --by person <<< "Run go test -race ./... first."
+    """
+    repo = find_repo()
+    revised_by, stamp = _stamps(by, session, repo, person_allowed=True)
+    body = None if sys.stdin.isatty() else sys.stdin.read()
+    warnings: list[str] = []
+    note = desk.revise(
+        note_id,
+        by=revised_by,
+        title=title,
+        body=body or None,
+        recall=recall,
+        session=stamp,
+        warnings=warnings,
+    )
+    print(escaped(f"revised {note.id} (revision {note.revision}): {note.title}", keep=""))
+    for warning in warnings:
+        notice(f"warning: revised, but {warning}")
+
+
+@app.command()
+def keep(note_id: NoteId, by: ByPerson = "person", session: Session = None) -> None:
+    """Keep a personal note as it stands: a person reviewed it (appends note.reviewed).
+
+    \b
+    Example:
+      abcd memory keep mem-2611301200000000
+    """
+    reviewed_by, stamp = _stamps(by, session, find_repo(), person_allowed=True)
+    warnings: list[str] = []
+    note = desk.keep(note_id, by=reviewed_by, session=stamp, warnings=warnings)
+    print(escaped(f"kept {note.id} as of revision {note.revision}: {note.title}", keep=""))
+    for warning in warnings:
+        notice(f"warning: kept, but {warning}")
+
+
+@app.command()
+def promote(note_id: NoteId, session: Session = None) -> None:
+    """Move a personal note into this checkout's .abcd/memory.json, for you to review and commit.
+
+    A person's act: refused unless run at a terminal and confirmed there.
+    The note is judged against this checkout's private names, written into
+    the project's file as a working-tree change (never committed), and
+    note.promoted is appended; the project's note then suppresses the
+    personal one in recall.
+
+    \b
+    Example:
+      abcd memory promote mem-2611301200000000
+    """
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise Refused(
+            "not at a terminal",
+            message="refused: promotion is a person's act: run abcd memory promote at a terminal "
+            "and confirm there (stdin and stdout are not both a terminal)",
+        )
+    repo = find_repo()
+    _, stamp = _stamps(PERSON, session, repo, person_allowed=True)
+    story = desk.story(note_id, repo)
+    if story.note is None:  # refused with the reason (removed, a project note, unknown)
+        desk.promote(note_id, session=stamp)
+    assert story.note is not None
+    for line in desk_text.promotion_lines(story.note, repo):
+        print(line)
+    try:
+        answer = input("Type yes to promote it: ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() != "yes":
+        raise Refused("not confirmed", message="refused: not confirmed; nothing was written")
+    warnings: list[str] = []
+    promoted = desk.promote(note_id, session=stamp, seen=story.note.revision, warnings=warnings)
+    print(
+        escaped(
+            f"promoted {note_id} into {promoted.file}: review the change and commit it", keep=""
+        )
+    )
+    for warning in warnings:
+        notice(f"warning: promoted, but {warning}")
 
 
 __all__ = ["AbcdError", "app"]

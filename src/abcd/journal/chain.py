@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from abcd.constants import ZERO_HASH
 from abcd.digest import sha256_hex
+from abcd.errors import NEWER_ABCD
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,7 +104,11 @@ def diagnose(
         after = next(it, None)
         where = _where(line.segment)
         if line.seq is None:
-            what = f"edited: the line does not decode ({line.error})"
+            what = (
+                line.error  # not damage: a line this abcd is too old to read
+                if NEWER_ABCD in line.error
+                else f"edited: the line does not decode ({line.error})"
+            )
             return Break(expected_seq, what, where, pos)
         if line.seq != expected_seq:
             what = _misplaced(line.seq, expected_seq, after, it, classify)

@@ -14,6 +14,7 @@ import hashlib
 import msgspec
 
 from abcd.constants import JOURNAL_VERSION
+from abcd.errors import NEWER_ABCD
 from abcd.journal.events import (
     EVENT_TYPES,
     Event,
@@ -125,10 +126,17 @@ def decode_envelope(line: bytes) -> Envelope:
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         raise BadLine(f"not a journal line ({err})") from None
     if env.v > JOURNAL_VERSION:
-        raise BadLine(
-            f"written by a newer abcd (journal v{env.v}; this one reads v{JOURNAL_VERSION})"
-        )
+        raise BadLine(f"{NEWER_ABCD} (journal v{env.v}; this one reads v{JOURNAL_VERSION})")
+    kind = EVENT_TYPES.get(env.type)
+    if kind is not None and env.v < kind.SINCE:
+        raise _below(env.type, env.v, kind.SINCE)
     return env
+
+
+def _below(tag: str, v: int, since: int) -> BadLine:
+    """A line at a version below its event's: a reader built before the event would have
+    skipped it, so no abcd writes one (a hand-made or edited line)."""
+    return BadLine(f"{tag} at v{v}, below its v{since}")
 
 
 def decode_line(line: bytes) -> Record:
@@ -149,6 +157,5 @@ def decode_typed(line: bytes) -> TypedLine:
             raise BadLine(f"unknown event type {env.type!r}")
         raise BadLine(f"{env.type} data does not decode")
     if typed.v < typed.data.SINCE:
-        # A reader built before this kind would have skipped it: no abcd writes it so.
-        raise BadLine(f"{typed.data.TYPE} at v{typed.v}, below its v{typed.data.SINCE}")
+        raise _below(typed.data.TYPE, typed.v, typed.data.SINCE)
     return typed

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from abcd.clock import now_rfc3339
 from abcd.constants import SEGMENT_MAX_BYTES
-from abcd.errors import StorageError
+from abcd.errors import NEWER_ABCD, Refused, StorageError
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.envelope import decode_envelope, encode_line
 from abcd.journal.events import JournalRecovered
@@ -92,6 +92,12 @@ def recover(
         found = _find(home, links, scan)
         if found is None:
             return None
+        if NEWER_ABCD in found.what:
+            raise Refused(
+                "newer journal",
+                message=f"refused: seq {found.seq} was {NEWER_ABCD}: upgrade abcd to read it; "
+                "nothing is broken, so nothing was set aside",
+            )
         stamp = now_rfc3339().replace(":", "").replace("-", "")[:15]
         rel = f"{RECOVERED_DIR}/{stamp}-seq-{found.seq}"
         moved = _set_aside(home, segs, links, found, scan, rel)

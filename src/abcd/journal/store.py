@@ -32,13 +32,13 @@ from abcd.clock import now_rfc3339
 from abcd.constants import FILE_MODE, LINE_MAX_BYTES, SEGMENT_MAX_BYTES, VIEW_MAX_BYTES, ZERO_HASH
 from abcd.digest import file_stamp, view_digest_span, view_segments_stamp
 from abcd.errors import (
-    RECOVERY_HINT,
     AbcdError,
     CorruptFile,
     JournalBroken,
     Refused,
     StorageError,
     TrustError,
+    hint_for,
 )
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.envelope import (
@@ -123,7 +123,7 @@ def read_links(
 
 
 def broken(brk: Break) -> JournalBroken:
-    return JournalBroken(brk.seq, brk.what, brk.where, hint=RECOVERY_HINT)
+    return JournalBroken(brk.seq, brk.what, brk.where, hint=hint_for(brk.what))
 
 
 def stored_checkpoint(home: Home) -> tuple[int, int, int, str] | None:

@@ -25,7 +25,7 @@ from abcd.digest import (
     view_index_stamp,
     view_segments_stamp,
 )
-from abcd.errors import RECOVERY_HINT, CorruptFile, JournalBroken
+from abcd.errors import NEWER_ABCD, CorruptFile, JournalBroken, hint_for
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.segments import Segments, segment_rel
 from abcd.recall.items import Item
@@ -144,7 +144,7 @@ def hold_to_segments(
         return
     found = first_break(_links(segs), checkpoint, classify=False)
     if found is not None:
-        raise JournalBroken(found.seq, found.what, found.where, hint=RECOVERY_HINT)
+        raise JournalBroken(found.seq, found.what, found.where, hint=hint_for(found.what))
 
 
 def _links(segs: Segments) -> list[Link]:
@@ -163,10 +163,17 @@ def _links(segs: Segments) -> list[Link]:
                 and type(line["v"]) is int
                 and line["v"] <= JOURNAL_VERSION
             )
+            newer = (
+                f"{NEWER_ABCD} (journal v{line['v']})"
+                if not ok and type(line["v"]) is int and line["v"] > JOURNAL_VERSION
+                else ""
+            )
         except (ValueError, KeyError, TypeError):
-            ok = False
+            ok, newer = False, ""
         if ok:
             links.append(Link(raw.segment, raw.end, raw.data, seq, prev))
+        elif newer:
+            links.append(Link(raw.segment, raw.end, raw.data, None, "", newer))
         else:
             links.append(Link(raw.segment, raw.end, raw.data, None, "", "not a journal line"))
     return links
@@ -177,7 +184,7 @@ def locate_break(segs: Segments, checkpoint: tuple[int, int, int, str] | None) -
     found = first_break(_links(segs), checkpoint, classify=False) or Break(
         0, "the journal changed while it was read", "journal"
     )
-    return JournalBroken(found.seq, found.what, found.where, hint=RECOVERY_HINT)
+    return JournalBroken(found.seq, found.what, found.where, hint=hint_for(found.what))
 
 
 def at_checkpoint(segs: Segments, checkpoint: tuple[int, int, int, str]) -> bool:
@@ -205,9 +212,7 @@ def _fold(
         try:
             line = fastjson.loads(raw.data)
             if line["v"] > JOURNAL_VERSION:
-                raise JournalBroken(
-                    seq + 1, f"written by a newer abcd (journal v{line['v']})", where
-                )
+                raise JournalBroken(seq + 1, f"{NEWER_ABCD} (journal v{line['v']})", where)
             kind, data = line["type"], line["data"]
         except (ValueError, KeyError, TypeError):
             raise JournalBroken(seq + 1, "not a journal line", where) from None

@@ -1,0 +1,94 @@
+"""The review desk's text for a terminal: a note's story (`memory show`) and what a promotion
+will write (`memory promote`). Every line passes through `abcd.terminal.escaped`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from abcd.journal.view import Note
+from abcd.notes import listing
+from abcd.notes.desk import HistoryEntry, Story
+from abcd.notes.provenance import Send
+from abcd.repo import PROJECT_MEMORY_REL, Repo
+from abcd.terminal import escaped
+from abcd.trust.guarded import shown
+
+
+def _text(title: str, body: str, recall: tuple[str, ...], indent: str) -> list[str]:
+    lines = [f"{indent}title: {title}", f"{indent}recall: {', '.join(recall)}"]
+    lines += [f"{indent}| {line}" for line in body.splitlines()]
+    return lines
+
+
+def _session(session: str | None) -> str:
+    return f"session {session}" if session else "session unknown"
+
+
+def _history(entry: HistoryEntry) -> list[str]:
+    head = f"  {entry.seq:>6}  {entry.at}  {entry.type}  by {entry.by}, {_session(entry.session)}"
+    if entry.title is not None and entry.body is not None and entry.recall is not None:
+        return [
+            f"{head}, revision {entry.revision}",
+            *_text(entry.title, entry.body, entry.recall, "          "),
+        ]
+    return [f"{head}: {entry.detail}" if entry.detail else head]
+
+
+def _send(send: Send) -> str:
+    fill = f"{send.percent:.0f}% full ({send.fill})" if send.percent is not None else send.fill
+    if send.percent is None and send.fill == "unknown":
+        fill = "fill unknown"
+    return f"  {send.at}  {send.shown_session}  {send.form}  window {fill}"
+
+
+def story_lines(story: Story) -> list[str]:
+    lines: list[str] = []
+    note = story.note
+    if note is not None:
+        lines.append(f"{note.id}  {note.title}")
+        where = story.reach if story.reach == listing.EVERYWHERE else f"in {story.reach}"
+        lines.append(f"  personal note, recalled {where}")
+        lines.append(
+            f"  written by {note.written_by} at {note.written_at}, {_session(note.session)}, "
+            f"origin {note.origin}"
+        )
+        if note.revision:
+            lines.append(f"  revision {note.revision}, by {note.revised_by} at {note.revised_at}")
+        lines.append(
+            f"  kept by {note.reviewed_by} at {note.reviewed_at}"
+            if note.reviewed
+            else "  not reviewed as it stands"
+        )
+        if note.promoted_at:
+            lines.append(f"  promoted by {note.promoted_by} at {note.promoted_at}")
+        lines += _text(note.title, note.body, note.recall, "  ")
+    elif story.removed:
+        lines.append(f"{story.id}  removed (its history follows)")
+    if story.project is not None:
+        p = story.project
+        lines.append(f"{p.id}  {p.title}")
+        lines.append(f"  project note, in {PROJECT_MEMORY_REL}: recalled in this repository")
+        if note is not None:
+            lines.append("  (it suppresses the personal note of the same id in recall)")
+        lines += _text(p.title, p.body, p.recall, "  ")
+    lines.append("")
+    lines.append(f"history ({len(story.history)} event(s), oldest first):")
+    for entry in story.history:
+        lines += _history(entry)
+    lines.append("")
+    lines.append(f"sent ({len(story.sent)} time(s), ledgers of the last 7 days):")
+    lines += [_send(s) for s in story.sent] or ["  never, as far as the ledgers on disk go"]
+    # A note's text reaches a terminal here: its control characters are shown escaped.
+    return [escaped(line, keep="\t") for line in lines]
+
+
+def promotion_lines(note: Note, repo: Repo | None) -> list[str]:
+    target = shown(os.path.join(repo.top, PROJECT_MEMORY_REL)) if repo else PROJECT_MEMORY_REL
+    lines = [
+        f"Promote {note.id} into {target}?",
+        "Every teammate's agents will be sent it once you commit the change.",
+        f"  written by {note.written_by} at {note.written_at}, {_session(note.session)}",
+        *_text(note.title, note.body, note.recall, "  "),
+    ]
+    return [escaped(line, keep="\t") for line in lines]

@@ -1,0 +1,151 @@
+"""The review events (revised, reviewed, promoted) in the fold: checked against a plain dict,
+all at once equal to in pieces, the replay at every seq equal to the prefix's fold, and the
+hook's lean fold reading the same text as the store's."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from abcd.journal import history, store
+from abcd.journal.envelope import Record
+from abcd.journal.events import (
+    Event,
+    NoteAdded,
+    NotePromoted,
+    NoteRemoved,
+    NoteReviewed,
+    NoteRevised,
+)
+from abcd.journal.fold import fold
+from abcd.journal.view import EMPTY_VIEW
+from abcd.recall.machine import read_machine_notes
+from abcd.trust import Home
+
+from .helpers import added, note_id, removed
+
+
+def revised(n: int, text: str) -> NoteRevised:
+    return NoteRevised(
+        id=note_id(n), title=f"t{text}", body=f"b{text}", recall=(text,), revised_by="person",
+        session=None,
+    )  # fmt: skip
+
+
+def reviewed(n: int, revision: int) -> NoteReviewed:
+    return NoteReviewed(id=note_id(n), revision=revision, reviewed_by="person", session=None)
+
+
+def promoted(n: int, revision: int) -> NotePromoted:
+    return NotePromoted(
+        id=note_id(n), revision=revision, root=None, promoted_by="person", session=None
+    )
+
+
+ids = st.integers(0, 4)
+events = st.lists(
+    st.one_of(
+        ids.map(lambda n: added(note_id(n), f"t{n}")),
+        ids.map(lambda n: removed(note_id(n))),
+        st.tuples(ids, st.sampled_from(["a", "b", "c"])).map(lambda t: revised(*t)),
+        st.tuples(ids, st.integers(0, 2)).map(lambda t: reviewed(*t)),
+        st.tuples(ids, st.integers(0, 2)).map(lambda t: promoted(*t)),
+    ),
+    max_size=40,
+)
+
+
+def as_records(evs: list[Event]) -> list[Record]:
+    return [
+        Record(i + 1, f"2026-11-29T12:00:{i:02d}.000000Z", "0" * 64, e) for i, e in enumerate(evs)
+    ]
+
+
+def model(evs: list[Event]) -> dict[str, dict[str, Any]]:
+    """The fold, as a plain dict: what a reviewer expects each event to do."""
+    notes: dict[str, dict[str, Any]] = {}
+    for i, ev in enumerate(evs):
+        at = f"2026-11-29T12:00:{i:02d}.000000Z"
+        note = notes.get(ev.id) if not isinstance(ev, NoteAdded) else None
+        if isinstance(ev, NoteAdded):
+            notes[ev.id] = {"title": ev.title, "body": ev.body, "revision": 0, "kept": None,
+                            "promoted": None}  # fmt: skip
+        elif isinstance(ev, NoteRemoved):
+            notes.pop(ev.id, None)
+        elif note is None:
+            continue
+        elif isinstance(ev, NoteRevised):
+            note.update(title=ev.title, body=ev.body, revision=note["revision"] + 1, kept=None)
+        elif isinstance(ev, NoteReviewed) and ev.revision == note["revision"]:
+            note["kept"] = at
+        elif isinstance(ev, NotePromoted) and ev.revision == note["revision"]:
+            note["promoted"] = at
+    return notes
+
+
+@given(events)
+def test_the_fold_does_what_a_plain_dict_model_of_the_review_events_does(evs: list[Event]) -> None:
+    view = fold(EMPTY_VIEW, as_records(evs))
+    got = {
+        n.id: {
+            "title": n.title,
+            "body": n.body,
+            "revision": n.revision,
+            "kept": n.reviewed_at,
+            "promoted": n.promoted_at,
+        }
+        for n in view.notes
+    }
+    assert got == model(evs)
+    assert view.schema_version == (2 if any(n.stamped for n in view.notes) else 1)
+
+
+@given(events, st.lists(st.integers(0, 40), max_size=5))
+def test_folding_review_events_all_at_once_equals_folding_in_pieces(
+    evs: list[Event], cuts: list[int]
+) -> None:
+    records = as_records(evs)
+    whole = fold(EMPTY_VIEW, records)
+    bounds = sorted({0, len(records), *(c for c in cuts if c <= len(records))})
+    view = EMPTY_VIEW
+    for start, end in itertools.pairwise(bounds):
+        view = fold(view, records[start:end])
+    assert view == whole
+
+
+def _writable(written: list[Event], event: Event) -> bool:
+    """What the writer lets through: an act on a live note, an add of a new id."""
+    live = {n.id for n in fold(EMPTY_VIEW, as_records(written)).notes}
+    return (event.id not in live) if isinstance(event, NoteAdded) else (event.id in live)
+
+
+@settings(max_examples=25, deadline=None)
+@given(events)
+def test_replay_and_the_hooks_fold_agree_with_the_store_at_every_seq(evs: list[Event]) -> None:
+    home_dir = Path(tempfile.mkdtemp()) / "home"
+    try:
+        os.environ["ABCD_HOME"] = str(home_dir)
+        written: list[Event] = []
+        for event in evs:
+            if _writable(written, event):
+                store.append(lambda _v, e=event: [e])
+                written.append(event)
+        if not written:
+            return
+        with Home.open(home_dir) as home:  # type: ignore[union-attr]
+            records = list(history.records(home))
+            for seq in range(0, len(records) + 1):
+                assert history.replay(home, str(seq)).notes == fold(EMPTY_VIEW, records[:seq]).notes
+            view = store.load(home).view
+            (home_dir / "memory.json").unlink()  # the hook folds the journal from zero
+            lean = {i.name: (i.title, i.body, i.recall) for i in read_machine_notes(home)}
+        assert lean == {n.id: (n.title, n.body, n.recall) for n in view.notes}
+    finally:
+        shutil.rmtree(home_dir.parent, ignore_errors=True)

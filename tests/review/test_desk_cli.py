@@ -1,0 +1,340 @@
+"""The reviewer's desk through the real command: show, revise, keep, promote, the list's
+filters and the add that finds its twin; each act through the fold, replay, audit and verify."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import BY, Run, git
+from tests.gate.test_gate_cli import private_names
+from tests.hook.conftest import Host
+from tests.host.helpers import with_used
+
+
+def add(abcd: Run, title: str = "The tests need the race flag", *extra: str, **kw: Any) -> str:
+    body = kw.get("body", "Run go test -race first.")
+    recall = kw.get("recall", ("test", "race"))
+    args = ["memory", "add", "--title", title, "--by", kw.get("by", BY), *extra]
+    if kw.get("everywhere"):
+        args.append("--everywhere")
+    for word in recall:
+        args += ["--recall", word]
+    result = abcd(*args, stdin=body)
+    assert result.code == 0, result.err
+    return result.out.strip()
+
+
+def show(abcd: Run, note_id: str) -> dict[str, Any]:
+    result = abcd("memory", "show", note_id, "--json")
+    assert result.code == 0, result.err
+    story: dict[str, Any] = json.loads(result.out)
+    return story
+
+
+def audit(abcd: Run) -> list[dict[str, Any]]:
+    result = abcd("journal", "audit", "--json")
+    assert result.code == 0, result.err
+    rows: list[dict[str, Any]] = json.loads(result.out)["events"]
+    return rows
+
+
+def listed(abcd: Run, *flags: str) -> list[str]:
+    result = abcd("memory", "list", "--json", *flags)
+    assert result.code == 0, result.err
+    return [n["id"] for n in json.loads(result.out)["notes"]]
+
+
+def at_a_terminal(args: list[str], answer: str, cwd: Path) -> tuple[int, str]:
+    """Run `abcd` with stdin and stdout on a pseudo-terminal, type `answer`, return exit and text."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a person's shell at a terminal
+        os.chdir(cwd)
+        os.execv(sys.executable, [sys.executable, "-m", "abcd", *args])
+    out = b""
+    sent = False
+    while True:
+        ready, _, _ = select.select([fd], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+        if not sent and b"Type yes" in out:
+            os.write(fd, answer.encode() + b"\n")
+            sent = True
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+
+
+# --- the story -----------------------------------------------------------------------
+
+
+def test_show_gives_the_note_every_event_on_it_and_every_send_as_json(
+    abcd: Run, repo: Path
+) -> None:
+    note_id = add(abcd)
+    story = show(abcd, note_id)
+    assert set(story) >= {"note", "history", "sent"}
+    assert story["note"]["id"] == note_id and story["note"]["reviewed"] is False
+    (added,) = story["history"]
+    assert added["type"] == "note.added" and added["body"] == "Run go test -race first."
+    assert story["sent"] == []
+
+
+def test_show_of_an_unknown_id_is_refused_in_one_line(abcd: Run, repo: Path) -> None:
+    result = abcd("memory", "show", "mem-0000000000000001")
+    assert result.code == 1 and result.err.strip() == "abcd: refused: no note mem-0000000000000001"
+
+
+def test_a_revision_keeps_the_id_and_the_history_keeps_each_text(abcd: Run, repo: Path) -> None:
+    note_id = add(abcd)
+    revised = abcd(
+        "memory", "revise", note_id, "--by", "person", "--title", "Race flag first",
+        "--recall", "race", "--recall", "testsuite", stdin="Run go test -race ./... first.",
+    )  # fmt: skip
+    assert revised.code == 0, revised.err
+    story = show(abcd, note_id)
+    note = story["note"]
+    assert (note["title"], note["body"], note["recall"]) == (
+        "Race flag first",
+        "Run go test -race ./... first.",
+        ["race", "testsuite"],
+    )
+    assert note["revision"] == 1 and note["revised_by"] == "person" and note["written_by"] == BY
+    texts = [(h["type"], h["revision"], h["body"]) for h in story["history"]]
+    assert texts == [
+        ("note.added", 0, "Run go test -race first."),
+        ("note.revised", 1, "Run go test -race ./... first."),
+    ]
+
+
+def test_a_revision_with_only_a_title_keeps_the_body_and_the_recall_words(
+    abcd: Run, repo: Path
+) -> None:
+    note_id = add(abcd)
+    assert abcd("memory", "revise", note_id, "--by", BY, "--title", "New title").code == 0
+    note = show(abcd, note_id)["note"]
+    assert (note["title"], note["body"], note["recall"]) == (
+        "New title",
+        "Run go test -race first.",
+        ["test", "race"],
+    )
+
+
+def test_a_revision_the_gate_refuses_writes_nothing(abcd: Run, repo: Path) -> None:
+    note_id = add(abcd)
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" * 2  # built at run time: a secret's shape
+    result = abcd("memory", "revise", note_id, "--by", "person", stdin=f"Use {token} to push.")
+    assert result.code == 1 and "refused" in result.err
+    assert token not in result.err
+    assert [r["type"] for r in audit(abcd)] == ["note.added"]
+    assert abcd("memory", "revise", note_id, "--by", "person", "--title", "").code == 1
+
+
+def test_a_revision_that_changes_nothing_is_refused(abcd: Run, repo: Path) -> None:
+    note_id = add(abcd)
+    result = abcd("memory", "revise", note_id, "--by", "person", stdin="Run go test -race first.")
+    assert result.code == 1 and "nothing was written" in result.err
+    assert len(audit(abcd)) == 1
+
+
+def test_keep_marks_the_note_reviewed_until_it_is_revised_again(abcd: Run, repo: Path) -> None:
+    note_id = add(abcd)
+    assert listed(abcd, "--unreviewed") == [note_id]
+    kept = abcd("memory", "keep", note_id)
+    assert kept.code == 0, kept.err
+    assert show(abcd, note_id)["note"]["reviewed_by"] == "person"
+    assert listed(abcd, "--unreviewed") == []
+    again = abcd("memory", "keep", note_id)
+    assert again.code == 1 and "already kept" in again.err
+    assert abcd("memory", "revise", note_id, "--by", BY, stdin="Another text.").code == 0
+    assert listed(abcd, "--unreviewed") == [note_id]
+
+
+def test_every_review_event_goes_through_audit_replay_and_verify(abcd: Run, repo: Path) -> None:
+    note_id = add(abcd)
+    assert abcd("memory", "revise", note_id, "--by", "person", stdin="Second text.").code == 0
+    assert abcd("memory", "keep", note_id).code == 0
+    code, out = at_a_terminal(["memory", "promote", note_id], "yes", repo)
+    assert code == 0, out
+    rows = audit(abcd)
+    assert [r["type"] for r in rows] == [
+        "note.added",
+        "note.revised",
+        "note.reviewed",
+        "note.promoted",
+    ]
+    assert all(r["note"] == note_id for r in rows)
+    assert rows[2]["by"] == rows[3]["by"] == "person"
+    replayed = abcd("journal", "replay", "--as-of", "1", "--json")
+    assert replayed.code == 0, replayed.err
+    (as_added,) = json.loads(replayed.out)["notes"]
+    assert as_added["body"] == "Run go test -race first." and "revision" not in as_added
+    (now,) = json.loads(abcd("journal", "replay", "--as-of", "4", "--json").out)["notes"]
+    assert now["body"] == "Second text." and now["reviewed_by"] == now["promoted_by"] == "person"
+    verified = abcd("journal", "verify")
+    assert verified.code == 0, verified.err
+    rebuilt = abcd("journal", "rebuild")
+    assert rebuilt.code == 0, rebuilt.err
+    assert show(abcd, note_id)["note"]["promoted_by"] == "person"
+
+
+# --- promotion -----------------------------------------------------------------------
+
+
+def test_promotion_without_a_terminal_is_refused_saying_why(abcd: Run, repo: Path) -> None:
+    note_id = add(abcd)
+    result = abcd("memory", "promote", note_id, stdin="yes\n")
+    assert result.code == 1
+    assert "a person's act" in result.err and "terminal" in result.err
+    assert not (repo / ".abcd" / "memory.json").exists()
+    assert [r["type"] for r in audit(abcd)] == ["note.added"]
+
+
+def test_promotion_at_a_terminal_writes_the_project_file_uncommitted_and_it_suppresses_the_note(
+    abcd: Run, repo: Path, host: Host
+) -> None:
+    note_id = add(abcd)
+    code, out = at_a_terminal(["memory", "promote", note_id], "yes", repo)
+    assert code == 0, out
+    assert "review the change and commit it" in out
+    project = json.loads((repo / ".abcd" / "memory.json").read_text())
+    (promoted,) = project["notes"]
+    assert promoted["id"] == note_id and promoted["written_by"] == BY
+    assert "root" not in promoted
+    assert git(repo, "status", "--porcelain") == "?? .abcd/"
+    assert git(repo, "log", "--oneline").count("\n") == 0  # nothing committed
+    envelope = host.prompt("how do I run the race test")
+    assert "(project)" in envelope["stderr"] and "(personal)" not in envelope["stderr"]
+    story = show(abcd, note_id)
+    assert story["note"]["shadowed_by_project"] is True
+
+
+def test_promotion_not_confirmed_writes_nothing(abcd: Run, repo: Path) -> None:
+    note_id = add(abcd)
+    code, out = at_a_terminal(["memory", "promote", note_id], "no", repo)
+    assert code == 1 and "not confirmed" in out
+    assert not (repo / ".abcd" / "memory.json").exists()
+    assert len(audit(abcd)) == 1
+
+
+def test_promotion_is_gated_against_the_checkouts_private_names(abcd: Run, repo: Path) -> None:
+    note_id = add(abcd, body="Ask Quennell about the deploy.", everywhere=True)
+    private_names(repo)  # listed after the note was written: the promotion is judged again
+    code, out = at_a_terminal(["memory", "promote", note_id], "yes", repo)
+    assert code == 1 and "private name in body" in out, out
+    assert "Quennell" not in out.split("Type yes")[-1]
+    assert not (repo / ".abcd" / "memory.json").exists()
+    assert len(audit(abcd)) == 1
+
+
+def test_a_promoted_note_is_refused_a_second_promotion(abcd: Run, repo: Path) -> None:
+    note_id = add(abcd)
+    assert at_a_terminal(["memory", "promote", note_id], "yes", repo)[0] == 0
+    code, out = at_a_terminal(["memory", "promote", note_id], "yes", repo)
+    assert code == 1 and "already in .abcd/memory.json" in out
+
+
+# --- provenance from real hook runs ----------------------------------------------------
+
+
+def test_show_lists_every_session_a_note_was_sent_to_with_form_and_fill(
+    abcd: Run, repo: Path, host: Host
+) -> None:
+    note_id = add(abcd)
+    host.start("s1")
+    status = subprocess.run(
+        [sys.executable, "-m", "abcd", "statusline"],
+        input=with_used(42, session="s1"),
+        capture_output=True,
+        timeout=60,
+    )
+    assert status.returncode == 0, status.stderr
+    host.prompt("how do I run the race test", session="s1")
+    host.start("s2")
+    host.prompt("how do I run the race test", session="s2")
+    sent = show(abcd, note_id)["sent"]
+    assert [s["form"] for s in sent] == ["full", "line"]
+    assert sent[0]["percent"] == 42 and sent[0]["fill"] == "statusline"
+    assert sent[1]["percent"] is None and sent[1]["fill"] == "unknown"
+    assert sent[0]["ledger"] != sent[1]["ledger"] and sent[0]["at"] <= sent[1]["at"]
+
+
+def test_a_session_is_named_by_its_id_when_the_journal_knows_it(
+    abcd: Run, repo: Path, host: Host
+) -> None:
+    result = abcd(
+        "memory", "add", "--title", "Race", "--recall", "race", "--by", BY,
+        "--session", "s-known", stdin="Run with -race.",
+    )  # fmt: skip
+    note_id = result.out.strip()
+    host.start("s-known")
+    host.prompt("the race flag", session="s-known")
+    host.start("s-other")
+    host.prompt("the race flag", session="s-other")
+    sessions = [s["session"] for s in show(abcd, note_id)["sent"]]
+    assert sessions == ["s-known", None]
+    text = abcd("memory", "show", note_id).out
+    assert "s-known" in text and "s-other" not in text
+
+
+def test_a_revised_note_is_recalled_by_its_new_text(abcd: Run, repo: Path, host: Host) -> None:
+    note_id = add(abcd)
+    host.start("s1")
+    revised = abcd(
+        "memory", "revise", note_id, "--by", "person", "--title", "Rerun a flaky test alone",
+        "--recall", "flaky", stdin="Rerun a flaky test alone before you blame the code.",
+    )  # fmt: skip
+    assert revised.code == 0, revised.err
+    out, _ = host.plain("why is this test so flaky", session="s1")
+    assert f"{note_id} (personal note, agent-written): Rerun a flaky test alone" in out
+    host.start("s2")
+    old, _ = host.plain("the race flag", session="s2")
+    assert note_id not in old
+
+
+# --- the list's filters and the add that finds its twin -----------------------------------
+
+
+def test_an_add_equal_to_a_live_note_writes_nothing_and_prints_its_id(
+    abcd: Run, repo: Path
+) -> None:
+    first = add(abcd)
+    again = abcd(
+        "memory", "add", "--title", "The tests need the race flag", "--recall", "race",
+        "--recall", "test", "--by", BY, stdin="Run go test -race first.",
+    )  # fmt: skip
+    assert again.code == 0 and again.out.strip() == first
+    assert "nothing written" in again.err
+    assert len(audit(abcd)) == 1
+    everywhere = add(abcd, "The tests need the race flag", "--everywhere")
+    assert everywhere != first  # another reach is another note
+    assert len(audit(abcd)) == 2
+
+
+def test_the_list_filters_by_text_writer_time_and_review(abcd: Run, repo: Path) -> None:
+    race = add(abcd)
+    deploy = add(abcd, "Deploys go out on Tuesdays", by="person", recall=("deploy",), body="B.")
+    assert listed(abcd, "--search", "RACE") == [race]
+    assert listed(abcd, "--search", "deploy") == [deploy]
+    assert listed(abcd, "--by", "Claude") == [race]
+    assert listed(abcd, "--by", "person") == [deploy]
+    assert listed(abcd, "--since", "2000-01-01") == [race, deploy]
+    assert listed(abcd, "--since", "2999-01-01") == []
+    assert abcd("memory", "keep", deploy).code == 0
+    assert listed(abcd, "--unreviewed") == [race]
+    assert listed(abcd, "--unreviewed", "--search", "deploy") == []
+    bad = abcd("memory", "list", "--since", "last week")
+    assert bad.code == 2 and "not a time" in bad.err

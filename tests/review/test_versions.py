@@ -1,0 +1,88 @@
+"""Readers and the journal's versions: the review events are written at v2 so an abcd built
+before them refuses the line by name, and a line from a newer abcd is named, never folded as
+if it changed nothing, never set aside as damage."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from abcd.constants import JOURNAL_VERSION
+from tests.conftest import BY, Run
+from tests.hook.conftest import Host
+
+
+def add(abcd: Run) -> str:
+    result = abcd(
+        "memory", "add", "--title", "Race", "--recall", "race", "--by", BY, stdin="Use -race."
+    )
+    assert result.code == 0, result.err
+    return result.out.strip()
+
+
+def lines(home: Path) -> list[bytes]:
+    return (home / "journal" / "000001.jsonl").read_bytes().splitlines()
+
+
+def test_a_journal_without_review_events_stays_at_v1_and_review_lines_are_v2(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    note_id = add(abcd)
+    assert abcd("memory", "remove", note_id).code == 0
+    assert {json.loads(line)["v"] for line in lines(abcd_home)} == {1}
+    assert json.loads((abcd_home / "memory.json").read_text())["schema_version"] == 1
+    other = abcd(
+        "memory", "add", "--title", "Deploy", "--recall", "deploy", "--by", BY, stdin="Tuesdays."
+    ).out.strip()
+    assert abcd("memory", "keep", other).code == 0
+    assert [json.loads(line)["v"] for line in lines(abcd_home)] == [1, 1, 1, 2]
+    assert json.loads((abcd_home / "memory.json").read_text())["schema_version"] == 2
+
+
+def _append_newer(home: Path) -> None:
+    last = lines(home)[-1]
+    line = json.dumps(
+        {
+            "v": JOURNAL_VERSION + 1,
+            "seq": json.loads(last)["seq"] + 1,
+            "at": "2099-01-01T00:00:00.000000Z",
+            "type": "note.pinned",
+            "prev": hashlib.sha256(last).hexdigest(),
+            "data": {"id": "mem-0000000000000001"},
+        },
+        separators=(",", ":"),
+    ).encode()
+    with (home / "journal" / "000001.jsonl").open("ab") as handle:
+        handle.write(line + b"\n")
+
+
+def test_a_line_from_a_newer_abcd_is_named_with_upgrade_and_recover_refuses_to_set_it_aside(
+    abcd: Run, repo: Path, abcd_home: Path, host: Host
+) -> None:
+    add(abcd)
+    _append_newer(abcd_home)
+    listed = abcd("memory", "list")
+    assert listed.code == 1
+    assert "written by a newer abcd" in listed.err and "upgrade abcd" in listed.err
+    verified = abcd("journal", "verify")
+    assert verified.code == 1 and "upgrade abcd" in verified.err
+    recovered = abcd("journal", "recover")
+    assert recovered.code == 1 and "nothing was set aside" in recovered.err
+    assert not (abcd_home / "recovered").exists()
+    host.start("s1")
+    envelope = host.prompt("the race flag")
+    assert "written by a newer abcd" in envelope["stderr"]
+    assert "Use -race." not in json.dumps(envelope.get("hookSpecificOutput", {}))
+
+
+def test_a_review_event_written_below_its_version_is_refused(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    note_id = add(abcd)
+    assert abcd("memory", "keep", note_id).code == 0
+    segment = abcd_home / "journal" / "000001.jsonl"
+    segment.write_bytes(segment.read_bytes().replace(b'{"v":2,', b'{"v":1,'))
+    (abcd_home / "memory.json").unlink()
+    verified = abcd("journal", "verify")
+    assert verified.code == 1 and "note.reviewed at v1, below its v2" in verified.err
