@@ -13,7 +13,7 @@ import typer
 
 from abcd.cli import desk_text
 from abcd.cli.app import command_group
-from abcd.cli.output import emit_json, notice
+from abcd.cli.output import at_terminal, emit_json, notice
 from abcd.constants import IMPORT_MAX_BYTES
 from abcd.errors import AbcdError, Refused
 from abcd.journal.events import Origin
@@ -463,7 +463,7 @@ def promote(note_id: NoteId, session: Session = None) -> None:
     Example:
       abcd memory promote mem-2611301200000000
     """
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not at_terminal():
         raise Refused(
             "not at a terminal",
             message="refused: promotion is a person's act: run abcd memory promote at a terminal "

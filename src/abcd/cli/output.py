@@ -1,4 +1,5 @@
-"""Small output helpers shared by the commands: JSON to stdout, notices to stderr."""
+"""Small output helpers shared by the commands: JSON to stdout, notices to stderr, and
+whether a person is at the terminal."""
 
 from __future__ import annotations
 
@@ -18,3 +19,12 @@ def notice(text: str) -> None:
     """One line on stderr, prefixed so a person sees which tool said it, control characters
     shown escaped (`abcd.terminal`)."""
     print(f"abcd: {escaped(text, keep='')}", file=sys.stderr)
+
+
+def at_terminal() -> bool:
+    """Whether a person is at this command's terminal: stdin and stdout are both one.
+
+    A person's acts (`abcd memory promote`, `abcd review`) are refused
+    otherwise: an agent's tool, a script or a hook runs without one.
+    """
+    return sys.stdin.isatty() and sys.stdout.isatty()

@@ -7,17 +7,12 @@ layer (Jinja2, http.server).
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
+from abcd.cli.output import at_terminal
 from abcd.errors import Refused
-
-
-def at_terminal() -> bool:
-    """Whether a person is at this command's terminal: both stdin and stdout are one."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def review(
