@@ -49,8 +49,10 @@ class Desk:
         *,
         headers: dict[str, str] | None = None,
         form: dict[str, str] | None = None,
+        also: tuple[tuple[str, str], ...] = (),
     ) -> Answer:
-        """One real HTTP request; `Host` is the desk's unless `headers` names another."""
+        """One real HTTP request; `Host` is the desk's unless `headers` names another; `also`
+        sends more headers after them, a second copy of one among them."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         sent = {"Host": self.host, **(headers or {})}
         body = urlencode(form) if form is not None else None
@@ -58,7 +60,7 @@ class Desk:
             sent["Content-Type"] = "application/x-www-form-urlencoded"
         # skip_host: the test names the Host header itself (http.client would add its own).
         conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
-        for name, value in sent.items():
+        for name, value in (*sent.items(), *also):
             conn.putheader(name, value)
         encoded = body.encode() if body is not None else b""
         conn.putheader("Content-Length", str(len(encoded)))

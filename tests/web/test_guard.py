@@ -47,6 +47,8 @@ def test_a_request_naming_another_host_is_refused_even_with_the_token(desk: Desk
         assert answer.status == 403
         assert "Host" in answer.body
     assert desk.get("/", Host=f"localhost:{desk.port}").status == 200
+    twice = desk.request("GET", "/", headers=desk.cookie(), also=(("Host", "attacker.example"),))
+    assert twice.status == 403
 
 
 def test_a_cross_origin_post_is_refused_and_writes_nothing(desk: Desk, abcd: Run) -> None:
@@ -58,6 +60,17 @@ def test_a_cross_origin_post_is_refused_and_writes_nothing(desk: Desk, abcd: Run
         )
         assert answer.status == 403
         assert "origin" in answer.body
+    lower = {**desk.cookie(), "origin": "https://attacker.example"}  # a header's name, any case
+    assert desk.request("POST", f"/notes/{note}/remove", headers=lower, form=form).status == 403
+    own_then_foreign = {**desk.cookie(), "Origin": f"http://{desk.host}"}
+    answer = desk.request(
+        "POST",
+        f"/notes/{note}/remove",
+        headers=own_then_foreign,
+        form=form,
+        also=(("Origin", "https://attacker.example"),),
+    )
+    assert answer.status == 403
     site = {**desk.cookie(), "Sec-Fetch-Site": "cross-site"}
     assert desk.request("POST", f"/notes/{note}/remove", headers=site, form=form).status == 403
     assert [row["type"] for row in _events(abcd)] == ["note.added"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # 32 random bytes: no guessing within a run's lifetime.
@@ -54,15 +54,20 @@ class Guard:
     def origins(self) -> tuple[str, ...]:
         return tuple(f"http://{host}" for host in self.hosts)
 
-    def foreign(self, headers: Mapping[str, str]) -> str | None:
-        """Why a request did not come from a page of this desk (None when it did)."""
-        host = headers.get("Host", "")
-        if host.lower() not in self.hosts:
+    def foreign(self, headers: Iterable[tuple[str, str]]) -> str | None:
+        """Why a request did not come from a page of this desk (None when it did).
+
+        Header names are matched in any case, and every copy of a header is
+        read: one `Host`, naming the desk; every `Origin` the desk's own.
+        """
+        named: dict[str, list[str]] = {}
+        for name, value in headers:
+            named.setdefault(name.lower(), []).append(value.strip().lower())
+        if named.get("host", []) not in ([host] for host in self.hosts):
             return "the Host header does not name this desk"
-        origin = headers.get("Origin")
-        if origin is not None and origin.lower() not in self.origins:
+        if any(origin not in self.origins for origin in named.get("origin", [])):
             return "the request came from another origin"
-        if headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
+        if "cross-site" in named.get("sec-fetch-site", []):
             return "the request came from another site"
         return None
 

@@ -91,6 +91,7 @@ class _DeskHandler(BaseHTTPRequestHandler):
         self._answer("POST")
 
     def do_HEAD(self) -> None:
+        self.close_connection = True  # its body, if any, is not read
         self._send(Response(HTTPStatus.METHOD_NOT_ALLOWED, b"", headers={"Allow": "GET, POST"}))
 
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD
@@ -111,8 +112,7 @@ class _DeskHandler(BaseHTTPRequestHandler):
 
     def _respond(self, method: str) -> Response:
         guard = self.server.guard
-        headers = {key: value for key, value in self.headers.items()}
-        why = guard.foreign(headers)
+        why = guard.foreign(self.headers.items())
         if why is not None:
             self._drain()
             return refused(why)
