@@ -175,6 +175,15 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     expect(page.locator("h1")).to_contain_text("2 unreviewed")
     expect(page.locator(f"section.queued a[href='/notes/{flaky}']")).to_have_count(0)
 
+    # Every note of both layers, searched: the promoted note is now in the project file too.
+    page.click("header nav a[href='/notes']")
+    page.fill("input[name=search]", "integration")
+    page.click("form.search button[type=submit]")
+    expect(page.locator("section.found article.card")).to_have_count(3)
+    expect(page.locator("section.found .badge.project")).to_have_count(1)
+    expect(page.locator("section.found .badge.promoted")).to_have_count(1)  # the personal one
+    shot(page, "notes")
+
     # The journal: every event; the view as of seq 3 is before any review.
     page.click("header nav a[href='/journal']")
     expect(page.locator("section.events tbody tr")).to_have_count(6)

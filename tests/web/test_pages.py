@@ -83,3 +83,19 @@ def test_an_unknown_note_and_a_time_that_is_not_one_are_said_on_the_page(desk: D
     assert journal.status == 400
     assert "not a time" in journal.body
     assert "View as of" in journal.body  # the journal, shown as it is now
+
+
+def test_the_notes_page_searches_both_layers_with_the_list_filters(desk: Desk, abcd: Run) -> None:
+    lint = add_note(abcd, "Lint with ruff", "ruff check src tests", "lint")
+    types = add_note(abcd, "Type-check with mypy", "mypy --strict", "types")
+    assert _post(desk, f"/notes/{lint}/keep", {"seen": "0"})[0] == 303
+    every = desk.get("/notes").body
+    assert f"/notes/{lint}" in every and f"/notes/{types}" in every
+    searched = desk.get("/notes?search=MYPY").body
+    assert f"/notes/{types}" in searched and f"/notes/{lint}" not in searched
+    waiting = desk.get("/notes?unreviewed=yes").body
+    assert f"/notes/{types}" in waiting and f"/notes/{lint}" not in waiting
+    assert f"/notes/{lint}" not in desk.get("/notes?by=person").body
+    wrong = desk.get("/notes?since=last+week")
+    assert wrong.status == 400
+    assert "not a time" in wrong.body

@@ -1,6 +1,6 @@
 """The desk's pages and actions: each reads or acts through the core, and renders a template.
 
-Pages: the queue (`/`), a note (`/notes/ID`), a confirmation before a
+Pages: the queue (`/`), every note with a search (`/notes`), a note (`/notes/ID`), a confirmation before a
 promote or a remove (`/notes/ID/promote`, `/notes/ID/remove`), and the
 journal's timeline with its replay (`/journal`). Actions are POSTs to
 `/notes/ID/{keep,revise,remove,promote}`, answered by a redirect to the page
@@ -39,6 +39,8 @@ _NOTE_PATH = re.compile(r"^/notes/(?P<id>[A-Za-z0-9_-]{1,80})(?:/(?P<act>[a-z]+)
 NOT_FOUND = "no such page"
 # The journal page's query: the replay's point (a seq, or a time) and the two filters.
 JOURNAL_QUERY = ("seq", "at", "by", "session")
+# The notes page's search: `abcd memory list`'s filters.
+NOTES_QUERY = ("search", "by", "since", "unreviewed")
 
 
 @dataclass
@@ -73,6 +75,8 @@ class Desk:
                 return self.queue(request)
             if request.path == "/journal":
                 return self.journal(request)
+            if request.path == "/notes":
+                return self.notes(request)
         match = _NOTE_PATH.match(request.path)
         if match is not None:
             note_id, act = match["id"], match["act"]
@@ -93,6 +97,15 @@ class Desk:
             queue=reading.queue(self.repo),
             done=DONE.get(request.query.get("done", "")),
         )
+
+    def notes(self, request: Request) -> Response:
+        asked = {key: request.query.get(key, "").strip() for key in NOTES_QUERY}
+        try:
+            found = reading.find(self.repo, asked)
+        except UsageError as err:  # a time that is not one: said, and every note shown
+            found = reading.find(self.repo, {**asked, "since": ""})
+            return self.render("notes.html", HTTPStatus.BAD_REQUEST, found=found, problem=str(err))
+        return self.render("notes.html", found=found)
 
     def note(
         self,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from abcd.errors import Refused
 from abcd.journal.history import AuditRow, matches_by, parse_time
@@ -44,7 +45,7 @@ class Card:
     revised: str | None = None  # "by WHO at TIME", after a revision
     reviewed: str | None = None  # "by WHO at TIME", when a person kept it as it stands
     promoted: str | None = None  # "by WHO at TIME", once promoted into a project file
-    sends: int = 0
+    sends: int | None = None  # None where not counted (the search)
     last_sent: str | None = None
     twins: list[str] = field(default_factory=list)
 
@@ -138,6 +139,47 @@ def _project_card(note: ProjectNote, reach: str) -> Card:
         written_at=note.written_at,
         session=note.session,
     )
+
+
+def _entry_card(entry: dict[str, Any]) -> Card:
+    """A card from `memory list`'s entry (either layer)."""
+    return Card(
+        id=entry["id"],
+        title=entry["title"],
+        body=entry["body"],
+        recall=list(entry["recall"]),
+        layer=entry["layer"],
+        reach=entry["reach"],
+        origin=entry["origin"],
+        written_by=entry["written_by"],
+        written_at=entry["written_at"],
+        session=entry["session"],
+        revision=entry.get("revision", 0),
+        revised=_stamp(entry.get("revised_by"), entry.get("revised_at")),
+        reviewed=_stamp(entry.get("reviewed_by"), entry.get("reviewed_at")),
+        promoted=_stamp(entry.get("promoted_by"), entry.get("promoted_at")),
+    )
+
+
+@dataclass
+class Found:
+    """`/notes`: the notes of both layers a search admits, and a layer that could not be read."""
+
+    cards: list[Card]
+    unreadable: list[str]
+    asked: dict[str, str]
+
+
+def find(repo: Repo | None, asked: dict[str, str]) -> Found:
+    """`memory list --search/--by/--since/--unreviewed`, as the page's form asks it."""
+    flt = desk.Filter(
+        text=asked.get("search") or None,
+        by=asked.get("by") or None,
+        since=asked.get("since") or None,
+        unreviewed=asked.get("unreviewed") == "yes",
+    )
+    listed = desk.find(flt, repo)
+    return Found([_entry_card(e) for e in listed.entries], list(listed.unreadable), asked)
 
 
 def queue(repo: Repo | None) -> Queue:
