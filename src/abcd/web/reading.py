@@ -23,6 +23,10 @@ from abcd.notes.limits import PERSON
 from abcd.notes.project import ProjectNote
 from abcd.repo import Repo
 
+# Near-duplicate pairs shown side by side at most: a home of templated notes can hold
+# thousands of pairs, and a page of them helps nobody (the rest are counted, and each
+# card still carries its flag).
+PAIRS_SHOWN = 30
 # The form a send was made in, as a reviewer reads it.
 FORMS = {"full": "the whole note", "line": "its title line", "short": "short"}
 
@@ -101,6 +105,7 @@ class CardPair:
 class Queue:
     notes: list[Card]
     pairs: list[CardPair]
+    more_pairs: int  # pairs not shown (past `PAIRS_SHOWN`)
 
 
 def _stamp(by: str | None, at: str | None) -> str | None:
@@ -189,24 +194,26 @@ def queue(repo: Repo | None) -> Queue:
         card = _card(item.note, item.reach)
         card.sends, card.last_sent, card.twins = item.sends, item.last_sent, list(item.twins)
         cards.append(card)
-    return Queue(cards, _pairs(cards, repo))
+    pairs, more = _pairs(cards, repo)
+    return Queue(cards, pairs, more)
 
 
-def _pairs(cards: list[Card], repo: Repo | None) -> list[CardPair]:
-    """Each near-duplicate pair once; a twin outside the queue (already kept) is read too."""
+def _pairs(cards: list[Card], repo: Repo | None) -> tuple[list[CardPair], int]:
+    """Each near-duplicate pair once, the most-sent first, at most `PAIRS_SHOWN` of them, and
+    how many more there are; a twin outside the queue (already kept) is read too."""
     by_id = {card.id: card for card in cards}
     pairs: list[CardPair] = []
-    seen: set[frozenset[str]] = set()
+    total = 0
     for card in cards:
         for twin in card.twins:
-            key = frozenset((card.id, twin))
-            if key in seen:
-                continue
-            seen.add(key)
-            other = by_id.get(twin) or _live_card(twin, repo)
-            if other is not None:
-                pairs.append(CardPair(card, other))
-    return pairs
+            if twin in by_id and twin < card.id:
+                continue  # the pair of two queued notes is met twice: counted at the first
+            total += 1
+            if len(pairs) < PAIRS_SHOWN:
+                other = by_id.get(twin) or _live_card(twin, repo)
+                if other is not None:
+                    pairs.append(CardPair(card, other))
+    return pairs, total - len(pairs)
 
 
 def _live_card(note_id: str, repo: Repo | None) -> Card | None:
