@@ -99,3 +99,25 @@ def test_the_notes_page_searches_both_layers_with_the_list_filters(desk: Desk, a
     wrong = desk.get("/notes?since=last+week")
     assert wrong.status == 400
     assert "not a time" in wrong.body
+
+
+def test_the_queue_shows_thirty_near_duplicate_pairs_and_counts_the_rest(
+    desk: Desk, abcd: Run
+) -> None:
+    # Nine notes that each say the same thing: 36 pairs.
+    lines = [
+        json.dumps(
+            {
+                "title": f"Run the integration tests with the database ({n})",
+                "body": "Start the database container, then run the integration tests.",
+                "recall": ["integration"],
+            }
+        )
+        for n in range(9)
+    ]
+    done = abcd("memory", "import", "-", "--by", BY, "--session", "s-one", stdin="\n".join(lines))
+    assert done.code == 0, done.err
+    page = desk.get("/").body
+    assert page.count('class="pair"') == 30
+    assert "And 6 more pairs" in page
+    assert page.count("badge twin") == 9 + 2 * 30  # each queued card, and both cards of a pair
