@@ -2,8 +2,9 @@
 
 The command's caller has already checked that a person is at a terminal.
 The URL (with the run's token) is printed there, and opened in the browser
-unless `--no-browser`. Ctrl-C stops the server and closes its socket; a
-request being answered is finished first.
+unless `--no-browser`. Ctrl-C stops the server: no new request is taken, a
+request being answered (an act appending to the journal) is waited for, up
+to `DRAIN_SECONDS`, and the socket is closed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from abcd.repo import find_repo
 from abcd.web.guard import mint_token
 from abcd.web.pages import make_desk
 from abcd.web.server import DeskServer
+
+# How long Ctrl-C waits for the requests being answered: an act takes well under a second.
+DRAIN_SECONDS = 10.0
 
 
 def start(token: str | None = None) -> DeskServer:
@@ -35,5 +39,8 @@ def serve(*, open_browser: bool) -> None:
     except KeyboardInterrupt:
         pass
     finally:
+        finished = server.drain(DRAIN_SECONDS)
         server.server_close()
+    if not finished:
+        print("abcd review: stopped while a request was still being answered", file=sys.stderr)
     print("abcd review: stopped", flush=True)

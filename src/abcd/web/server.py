@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -97,6 +98,10 @@ class _DeskHandler(BaseHTTPRequestHandler):
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD
 
     def _answer(self, method: str) -> None:
+        with self.server.answering():
+            self._answer_now(method)
+
+    def _answer_now(self, method: str) -> None:
         try:
             response = self._respond(method)
         except Exception:
@@ -189,14 +194,35 @@ def _static(name: str) -> Response:
 class DeskServer(ThreadingHTTPServer):
     """The desk on 127.0.0.1 at a free port; `route` answers every guarded request."""
 
+    # Threads that only wait for a browser's next request on a kept-alive connection must not
+    # hold the process at Ctrl-C; a request being answered is waited for (`drain`).
     daemon_threads = True
 
     def __init__(self, route: Router, token: str | None = None, port: int = 0) -> None:
         super().__init__((LOOPBACK, port), _DeskHandler)
         self.route = route
+        self._busy = 0
+        self._idle = threading.Condition()
         self.guard = Guard(token or mint_token(), self.server_address[1])
         # One cookie per desk: cookies are kept per host, not per port.
         self.cookie = f"{COOKIE}_{self.guard.port}"
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        """Count a request as being answered while the block runs."""
+        with self._idle:
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
+    def drain(self, seconds: float) -> bool:
+        """Wait until no request is being answered (at most `seconds`); whether none is."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._busy == 0, timeout=seconds)
 
     @property
     def url(self) -> str:
