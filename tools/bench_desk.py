@@ -4,8 +4,9 @@
     .venv/bin/python tools/bench_desk.py
 
 Times, as fresh processes (median of 5): `abcd memory show ID --json` (a
-journal walk and every ledger read), `abcd memory list --unreviewed`, and
-the queue in one process (`abcd.notes.desk.queue`). Figures go to stdout;
+journal walk and every ledger read), `abcd memory list --unreviewed`,
+`abcd memory revise` (which rewrites the recall index whole), `abcd memory
+keep`, and the queue in one process (`abcd.notes.desk.queue`). Figures go to stdout;
 docs/performance.md records them with this command. Never a test: these
 machines are shared and noisy.
 """
@@ -30,7 +31,7 @@ SENDS_PER_SESSION = 40
 RUNS = 5
 
 
-def _home(scratch: Path, project: Path, env: dict[str, str]) -> str:
+def _home(scratch: Path, project: Path, env: dict[str, str]) -> list[str]:
     lines = "".join(
         json.dumps({"title": f"Lesson {n}", "body": f"Body of lesson {n}.", "recall": [f"w{n}"]})
         + "\n"
@@ -62,7 +63,7 @@ def _home(scratch: Path, project: Path, env: dict[str, str]) -> str:
         (sessions / file_name(f"session-{s}")).write_text(
             "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows)
         )
-    return ids[0]
+    return ids
 
 
 def main() -> None:
@@ -71,7 +72,8 @@ def main() -> None:
     project.mkdir()
     one_commit_repo(project)
     env = dict(os.environ, ABCD_HOME=str(scratch / "home"), CLAUDE_CODE_SESSION_ID="bench")
-    note_id = _home(scratch, project, env)
+    ids = _home(scratch, project, env)
+    note_id = ids[0]
     abcd = [PY, "-m", "abcd"]
     for label, args in (
         ("memory show ID --json", ["memory", "show", note_id, "--json"]),
@@ -79,6 +81,15 @@ def main() -> None:
     ):
         times = [timed(abcd + args, env=env, cwd=project) for _ in range(RUNS)]
         print(f"{label}: median {statistics.median(times) * 1000:.0f} ms over {RUNS} runs")
+    revise = [
+        timed([*abcd, "memory", "revise", note_id, "--by", "person"], stdin=f"Text {n}.",
+              env=env, cwd=project)
+        for n in range(RUNS)
+    ]  # fmt: skip
+    print(f"memory revise ID: median {statistics.median(revise) * 1000:.0f} ms over {RUNS} runs")
+    others = ids[1 : RUNS + 1]
+    keep = [timed([*abcd, "memory", "keep", i], env=env, cwd=project) for i in others]
+    print(f"memory keep ID: median {statistics.median(keep) * 1000:.0f} ms over {RUNS} runs")
     queue = (
         "import time; from abcd.notes import desk; from abcd.repo import find_repo; "
         "t = time.perf_counter(); q = desk.queue(find_repo()); "
@@ -91,7 +102,7 @@ def main() -> None:
         for _ in range(RUNS)
     ]
     ms = statistics.median(float(r[0]) for r in runs)
-    print(f"desk.queue() in process: median {ms:.0f} ms over {RUNS} runs ({runs[0][1]} notes)")
+    print(f"desk.queue() in process: median {ms:.0f} ms over {RUNS} runs ({runs[0][1]} waiting)")
     print(f"home: {NOTES} notes, {SESSIONS} ledgers x {SENDS_PER_SESSION} sends")
 
 
