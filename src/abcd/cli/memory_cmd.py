@@ -471,11 +471,8 @@ def promote(note_id: NoteId, session: Session = None) -> None:
         )
     repo = find_repo()
     _, stamp = _stamps(PERSON, session, repo, person_allowed=True)
-    story = desk.story(note_id, repo)
-    if story.note is None:  # refused with the reason (removed, a project note, unknown)
-        desk.promote(note_id, session=stamp)
-    assert story.note is not None
-    for line in desk_text.promotion_lines(story.note, repo):
+    note = desk.check_promotion(desk.story(note_id, repo), repo)  # refused before asking
+    for line in desk_text.promotion_lines(note, repo):
         print(line)
     try:
         answer = input("Type yes to promote it: ")
@@ -484,7 +481,7 @@ def promote(note_id: NoteId, session: Session = None) -> None:
     if answer.strip().lower() != "yes":
         raise Refused("not confirmed", message="refused: not confirmed; nothing was written")
     warnings: list[str] = []
-    promoted = desk.promote(note_id, session=stamp, seen=story.note.revision, warnings=warnings)
+    promoted = desk.promote(note_id, session=stamp, seen=note.revision, warnings=warnings)
     print(
         escaped(
             f"promoted {note_id} into {promoted.file}: review the change and commit it", keep=""

@@ -14,7 +14,9 @@ nothing written); the edge maps them to an exit code or a page's message.
 - `queue()`: unreviewed personal notes, the most-sent first, near-duplicates
   flagged (`QueueItem.twins`).
 - `find(Filter)`: `memory list`'s entries with `--search/--by/--since/--unreviewed`.
-- `revise`, `keep`, `promote`, `remove`: the acts, each one journal event.
+- `revise`, `keep`, `promote`, `remove`: the acts, each one journal event;
+  `check_promotion(story, repo)` says before the person is asked whether a
+  promotion would be refused.
 - `session_sends(id)`: every item one session was sent.
 - `timeline(...)` and `as_of(...)`: the journal's audit rows and the replayed view.
 """
@@ -27,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from abcd.errors import AbcdError, Refused
 from abcd.journal.events import NoteAdded, NotePromoted, NoteRemoved, NoteReviewed, NoteRevised
 from abcd.journal.history import AuditRow, audit, audit_row, matches_by, parse_time, records, replay
@@ -34,7 +38,7 @@ from abcd.journal.view import Note, View
 from abcd.notes import listing
 from abcd.notes.limits import check_note_id
 from abcd.notes.project import ProjectNote, read_project_notes
-from abcd.notes.promote import Promoted, promote_note
+from abcd.notes.promote import Promoted, check_promotable, promote_note, promotion_target
 from abcd.notes.provenance import Send, read_ledgers
 from abcd.notes.provenance import session_sends as _session_sends
 from abcd.notes.review import keep_note, revise_note
@@ -50,6 +54,7 @@ __all__ = [
     "Send",
     "Story",
     "as_of",
+    "check_promotion",
     "find",
     "keep",
     "promote",
@@ -65,6 +70,10 @@ __all__ = [
 # (Jaccard over the lower-cased words of title, body and recall words): a retry reworded,
 # or the same lesson learned twice, shares most words; two notes on one subject share fewer.
 NEAR_DUPLICATE = 0.6
+# Pairs are found through the words they share, never by comparing every note with every
+# other (10,000 notes would be 50 million pairs). A word in more notes than this ("the",
+# the project's name) finds no pair alone: two notes alike enough share rarer words too.
+TWIN_WORD_MAX_NOTES = 64
 _WORD = re.compile(r"\w+")
 
 
@@ -214,16 +223,14 @@ def queue(repo: Repo | None = None) -> tuple[QueueItem, ...]:
     counts = ledgers.counts()
     last: dict[str, str] = {s.key: s.at for s in ledgers.sends}
     waiting = [n for n in view.notes if not n.reviewed]
-    words = {n.id: _words(n) for n in view.notes}
+    twins = _twins(view.notes, {n.id for n in waiting})
     items = [
         QueueItem(
             note=n,
             reach=listing.reach(n, repo),
             sends=counts.get(n.id, 0),
             last_sent=last.get(n.id),
-            twins=tuple(
-                o.id for o in view.notes if o.id != n.id and _alike(words[n.id], words[o.id])
-            ),
+            twins=twins.get(n.id, ()),
         )
         for n in waiting
     ]
@@ -290,6 +297,24 @@ def promote(
     return promote_note(
         note_id, promoted_by=by, session=session, seen=seen, cwd=cwd, warnings=warnings
     )
+
+
+def check_promotion(story: Story, repo: Repo | None) -> Note:
+    """The personal note a promotion would write into `repo`, or `Refused` saying why not.
+
+    For the edge to call before it asks the person (the act checks again,
+    under the journal lock).
+    """
+    target = promotion_target(repo)
+    if story.note is None:
+        where = (
+            "already in the project's file (.abcd/memory.json)"
+            if story.project is not None
+            else "removed"
+        )
+        raise Refused("not a personal note", message=f"refused: {story.id} is {where}")
+    check_promotable(story.note, target)
+    return story.note
 
 
 def remove(
@@ -364,6 +389,29 @@ def _entry(row: AuditRow, event: Any, revision: int) -> HistoryEntry:
     return HistoryEntry(row.seq, row.at, row.type, row.by, row.session, acted, detail=detail)
 
 
+def _twins(notes: Sequence[Note], wanted: set[str]) -> dict[str, tuple[str, ...]]:
+    """For each note in `wanted`, the live notes alike enough to be flagged, oldest first."""
+    words = [_words(n) for n in notes]
+    postings: dict[str, list[int]] = {}
+    for number, held in enumerate(words):
+        for word in held:
+            postings.setdefault(word, []).append(number)
+    out: dict[str, tuple[str, ...]] = {}
+    for number, note in enumerate(notes):
+        if note.id not in wanted:
+            continue
+        near: set[int] = set()
+        for word in words[number]:
+            found = postings[word]
+            if len(found) <= TWIN_WORD_MAX_NOTES:
+                near.update(found)
+        near.discard(number)
+        alike = sorted(o for o in near if _alike(words[number], words[o]))
+        if alike:
+            out[note.id] = tuple(notes[o].id for o in alike)
+    return out
+
+
 def _words(note: Note) -> frozenset[str]:
     text = " ".join((note.title, note.body, *note.recall)).casefold()
     return frozenset(_WORD.findall(text))
@@ -381,15 +429,11 @@ def _plain(obj: Any) -> dict[str, Any]:
 
 def _note_json(s: Story) -> dict[str, Any] | None:
     if s.note is not None:
-        import msgspec
-
         out: dict[str, Any] = msgspec.to_builtins(s.note)
         out.update(layer="machine", reach=s.reach, reviewed=s.note.reviewed)
         out["shadowed_by_project"] = s.project is not None
         return out
     if s.project is not None:
-        import msgspec
-
         out = msgspec.to_builtins(s.project)
         out.update(layer="project", reach=listing.PROJECT)
         return out
