@@ -109,7 +109,8 @@ class Queue:
 
 
 def _stamp(by: str | None, at: str | None) -> str | None:
-    return f"by {by} at {at}" if at else None
+    """`by WHO at TIME`, the time to the second (the journal's `at` has microseconds)."""
+    return f"by {by} at {at[:19].replace('T', ' ')}" if at else None
 
 
 def _card(note: Note, reach: str) -> Card:
