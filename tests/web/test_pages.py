@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 from abcd.notes import desk as core
 from tests.conftest import BY, Run
 from tests.gate.samples import mixed, prefixed
+from tests.journal.helpers import segment
 from tests.web.conftest import Desk, add_note
 
 
@@ -121,3 +123,17 @@ def test_the_queue_shows_thirty_near_duplicate_pairs_and_counts_the_rest(
     assert page.count('class="pair"') == 30
     assert "And 6 more pairs" in page
     assert page.count("badge twin") == 9 + 2 * 30  # each queued card, and both cards of a pair
+
+
+def test_a_broken_journal_is_named_on_the_page_never_shown_as_whole(
+    desk: Desk, abcd: Run, abcd_home: Path
+) -> None:
+    add_note(abcd, "Lint with ruff", "ruff check src tests", "lint")
+    add_note(abcd, "Type-check with mypy", "mypy --strict", "types")
+    journal = segment(abcd_home)
+    journal.write_text(journal.read_text().replace("mypy --strict", "mypy --strict --edited"))
+    for path in ("/", "/journal", "/journal?seq=1"):
+        page = desk.get(path)
+        assert page.status == 409
+        assert "journal broken at seq 2" in page.body
+        assert "--edited" not in page.body

@@ -1,8 +1,9 @@
 """The desk's pages and actions: each reads or acts through the core, and renders a template.
 
-Pages: the queue (`/`), every note with a search (`/notes`), a note (`/notes/ID`), a confirmation before a
-promote or a remove (`/notes/ID/promote`, `/notes/ID/remove`), and the
-journal's timeline with its replay (`/journal`). Actions are POSTs to
+Pages: the queue (`/`), every note with a search (`/notes`), a note
+(`/notes/ID`), a confirmation before a promote or a remove
+(`/notes/ID/promote`, `/notes/ID/remove`), and the journal's timeline with
+its replay (`/journal`). Actions are POSTs to
 `/notes/ID/{keep,revise,remove,promote}`, answered by a redirect to the page
 that shows the result (`?done=...` names one of the fixed messages in
 `DONE`, never text from the request). A refusal from the core (the gate, an
