@@ -40,11 +40,11 @@ def test_a_journal_without_review_events_stays_at_v1_and_review_lines_are_v2(
     assert json.loads((abcd_home / "memory.json").read_text())["schema_version"] == 2
 
 
-def _append_newer(home: Path) -> None:
+def _append_newer(home: Path, v: int = JOURNAL_VERSION + 1) -> None:
     last = lines(home)[-1]
     line = json.dumps(
         {
-            "v": JOURNAL_VERSION + 1,
+            "v": v,
             "seq": json.loads(last)["seq"] + 1,
             "at": "2099-01-01T00:00:00.000000Z",
             "type": "note.pinned",
@@ -86,3 +86,23 @@ def test_a_review_event_written_below_its_version_is_refused(
     (abcd_home / "memory.json").unlink()
     verified = abcd("journal", "verify")
     assert verified.code == 1 and "note.reviewed at v1, below its v2" in verified.err
+
+
+def test_a_kind_no_abcd_wrote_at_a_version_this_one_reads_is_named_by_every_reader(
+    abcd: Run, repo: Path, abcd_home: Path, host: Host
+) -> None:
+    add(abcd)
+    host.start("s1")
+    _append_newer(abcd_home, v=JOURNAL_VERSION)  # a hand-made line: no abcd writes this kind
+    listed = abcd("memory", "list")
+    assert listed.code == 1 and "unknown event type 'note.pinned'" in listed.err
+    envelope = host.prompt("the race flag")
+    assert "unknown event type 'note.pinned'" in envelope["stderr"]
+    assert "Use -race." not in json.dumps(envelope.get("hookSpecificOutput", {}))
+
+
+def test_the_hooks_lean_reader_knows_every_kind_the_journal_writes() -> None:
+    from abcd.journal.events import EVENT_TYPES
+    from abcd.recall import machine
+
+    assert set(EVENT_TYPES) == machine._KINDS

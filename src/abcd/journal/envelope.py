@@ -128,7 +128,9 @@ def decode_envelope(line: bytes) -> Envelope:
     if env.v > JOURNAL_VERSION:
         raise BadLine(f"{NEWER_ABCD} (journal v{env.v}; this one reads v{JOURNAL_VERSION})")
     kind = EVENT_TYPES.get(env.type)
-    if kind is not None and env.v < kind.SINCE:
+    if kind is None:  # a kind no abcd of this version wrote: named, never passed over
+        raise BadLine(f"unknown event type {env.type!r}")
+    if env.v < kind.SINCE:
         raise _below(env.type, env.v, kind.SINCE)
     return env
 

@@ -39,6 +39,8 @@ VIEW_FILE = "memory.json"
 NO_INDEX_STAMP = "0" * STAMP_LEN
 # Events that change no note's text, reach or life: recall passes over them.
 _NOT_FOR_RECALL = frozenset({"note.reviewed", "note.promoted", "journal.recovered"})
+# Every kind a line of a version this abcd reads can hold (`abcd.journal.events`).
+_KINDS = _NOT_FOR_RECALL | {"note.added", "note.removed", "note.revised"}
 
 
 class IndexBehind(ValueError):
@@ -170,7 +172,13 @@ def _links(segs: Segments) -> list[Link]:
             )
         except (ValueError, KeyError, TypeError):
             ok, newer = False, ""
-        if ok:
+        if ok and line["type"] not in _KINDS:
+            links.append(
+                Link(
+                    raw.segment, raw.end, raw.data, None, "", f"unknown event type {line['type']!r}"
+                )
+            )
+        elif ok:
             links.append(Link(raw.segment, raw.end, raw.data, seq, prev))
         elif newer:
             links.append(Link(raw.segment, raw.end, raw.data, None, "", newer))
@@ -234,7 +242,7 @@ def _fold(
                 )
             elif gone is not None:
                 raise IndexBehind(f"{data['id']} was revised after the index was written")
-        elif kind not in _NOT_FOR_RECALL:
+        elif kind not in _KINDS:
             # Every kind a line of a version this abcd reads can hold is named here: one it
             # does not know is a line no abcd wrote, never skipped as if it changed nothing.
             raise JournalBroken(seq, f"unknown event type {kind!r}", where)
