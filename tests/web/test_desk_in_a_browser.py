@@ -4,7 +4,9 @@ A person's walk through it, on a temp git checkout: the queue (with two
 near-duplicates side by side and the most-sent note first), a note's page, a
 revise, a keep and a promote, the journal's timeline and its replay. After
 each act the journal says what happened (`abcd journal audit --json`). A
-screenshot of each page goes into docs/review/, which docs/review.md shows.
+screenshot of each page is taken on every run; with `ABCD_SCREENSHOTS=1` they
+go into docs/review/, which docs/review.md shows (ids and times differ on each
+run, so an ordinary test run leaves the committed pictures alone).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from tests.conftest import Run, git
 from tests.web.conftest import add_note
 
 CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "review"
+DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "review"
 SESSION = "7d3c9a1e-5b2f-4e8a-9c61-0f2d4b6a8e13"
 
 pytest.importorskip(
@@ -45,6 +47,12 @@ def browser() -> Iterator[Browser]:
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where the screenshots go: docs/review/ when asked for, else the test's own folder."""
+    return DOCS_SHOTS if os.environ.get("ABCD_SCREENSHOTS") == "1" else tmp_path / "shots"
 
 
 @pytest.fixture
@@ -73,13 +81,14 @@ def prompt(abcd: Run, repo: Path, text: str) -> None:
     assert done.code == 0, done.err
 
 
-def shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+def shot(page: Page, folder: Path, name: str) -> None:
+    folder.mkdir(exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    assert (folder / f"{name}.png").stat().st_size > 0
 
 
 def test_a_person_walks_the_queue_revises_keeps_and_promotes(
-    repo: Path, abcd: Run, browser: Browser, served: DeskServer
+    repo: Path, abcd: Run, browser: Browser, served: DeskServer, shots: Path
 ) -> None:
     flaky = add_note(
         abcd,
@@ -120,14 +129,14 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     expect(pair).to_contain_text("The integration tests need the local database")
     expect(pair).to_contain_text("Integration tests need the local database running")
     expect(pair.locator(f"a[href='/notes/{twin}']")).to_have_count(1)
-    shot(page, "queue")
+    shot(page, shots, "queue")
 
     # A note's page: its text, stamps, history and sends.
     page.click(f"section.queued a[href='/notes/{release}']")
     expect(page.locator("h1")).to_have_text("Releases are cut from main by the release script")
     expect(page.locator("section.sent tbody tr")).to_have_count(1)  # a note is sent once a session
     expect(page.locator(".timeline .event")).to_have_count(1)
-    shot(page, "note-sent")
+    shot(page, shots, "note-sent")
 
     # Revise: the note keeps its id; both texts are in its history.
     page.goto(served.url.split("?")[0] + f"notes/{flaky}")
@@ -145,7 +154,7 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     )
     last = events(abcd)[-1]
     assert (last["type"], last["note"], last["by"]) == ("note.revised", flaky, "person")
-    shot(page, "note")
+    shot(page, shots, "note")
 
     # Keep: a person's review, as of the revision just read.
     page.click("form[action$='/keep'] button")
@@ -157,7 +166,7 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     # Promote: asked on a page of its own, then written into the checkout, never committed.
     page.click("form[action$='/promote'] button")
     expect(page.locator("h1")).to_have_text("Promote this note?")
-    shot(page, "promote")
+    shot(page, shots, "promote")
     page.check("input[name=confirm]")
     page.click("form.confirm button[type=submit]")
     expect(page.locator(".done")).to_contain_text("Promoted")
@@ -182,12 +191,12 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     expect(page.locator("section.found article.card")).to_have_count(3)
     expect(page.locator("section.found .badge.project")).to_have_count(1)
     expect(page.locator("section.found .badge.promoted")).to_have_count(1)  # the personal one
-    shot(page, "notes")
+    shot(page, shots, "notes")
 
     # The journal: every event; the view as of seq 3 is before any review.
     page.click("header nav a[href='/journal']")
     expect(page.locator("section.events tbody tr")).to_have_count(6)
-    shot(page, "journal")
+    shot(page, shots, "journal")
     page.goto(served.url.split("?")[0] + "journal?seq=3")
     expect(page.locator("section.as-of h2")).to_contain_text("after seq 3")
     expect(page.locator("section.events tr.after")).to_have_count(3)
@@ -197,14 +206,14 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     expect(page.locator("section.events tbody tr")).to_have_count(3)
     # Only the person's acts: no agent's add.
     expect(page.locator("section.events")).not_to_contain_text("the local database running")
-    shot(page, "journal-replay")
+    shot(page, shots, "journal-replay")
 
     # One session: every item the hook sent it, from its ledger.
     page.goto(served.url.split("?")[0] + f"journal?session={SESSION}")
     sent = page.locator("section.session-sent tbody tr")
     expect(sent).to_have_count(1)
     expect(sent.locator(f"a[href='/notes/{release}']")).to_have_count(1)
-    shot(page, "journal-session")
+    shot(page, shots, "journal-session")
 
 
 def test_the_pages_work_without_javascript_and_the_slider_replays_with_it(
