@@ -2,6 +2,7 @@
 """Score recall on the recall set in `tools/recallset/` (issue 16): hit@1, hit@5, silent on nothing.
 
     .venv/bin/python tools/recall_eval.py [--set DIR] [--half tune|held|all] [--misses] [--json]
+                                          [--seed] [--calibrate]
 
 Builds a throwaway home in a temp `ABCD_HOME` through the real paths a
 person's home is built by: the notes go in through `abcd memory import`
@@ -29,6 +30,13 @@ The figures, per half and per kind:
 - hit@5: it is among the first five.
 - silent: a prompt that expects nothing brings nothing back (no note or page
   recalled; rule domains are not part of the set).
+
+`--seed` measures the seed's design on the same set (the second tier off:
+its score threshold set past any score). `--calibrate` sweeps the second
+tier's two thresholds over a grid on the tuning half only and prints each
+pair's figures; `SECOND_MIN_SCORE` and `SECOND_MIN_SHARE` in
+`abcd.recall.constants` are the pair with the best hit@1 (then hit@5) that is
+never less silent than the seed's design on that half.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -93,10 +102,13 @@ class Row:
         self.ranked, self.sent = ranked, sent
 
 
-def run(recallset: Path, half: str) -> list[Row]:
-    """Every prompt of `half` through the hook's code: what it ranked, and what it sent."""
+def run(
+    recallset: Path, half: str, settings: list[tuple[float, float]] | None = None
+) -> list[list[Row]]:
+    """Every prompt of `half` through the hook's code, once for each `(score, share)` pair of the
+    second tier's thresholds (`None`: as shipped): what it ranked, and what it sent."""
     prompts = [json.loads(line) for line in (recallset / "prompts.jsonl").read_text().splitlines()]
-    rows = []
+    runs = []
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         home.mkdir(mode=0o700)
@@ -106,18 +118,28 @@ def run(recallset: Path, half: str) -> list[Row]:
         key_of = {note_id: key for key, note_id in ids.items()}
         os.environ["ABCD_HOME"] = str(home)
         from abcd.host.hook import Payload, route
+        from abcd.recall import second
+        from abcd.recall.constants import SECOND_MIN_SCORE, SECOND_MIN_SHARE
 
-        for p in prompts:
-            if half != "all" and p["half"] != half:
-                continue
-            payload = Payload(
-                {"session_id": str(uuid.uuid4()), "prompt": p["prompt"], "cwd": str(outside)}
-            )
-            with route(payload, io.StringIO()) as outcome:
-                ranked = [key_of.get(c.item.key, c.item.key) for c in outcome.candidates[:5]]
-                sent = [key_of.get(c.item.key, c.item.key) for c in outcome.recalled]
-            rows.append(Row(p, ranked, sent))
-    return rows
+        shipped = (SECOND_MIN_SCORE, SECOND_MIN_SHARE)
+        for score, share in settings or [shipped]:
+            setattr(second, "SECOND_MIN_SCORE", score)  # the judge reads its module's figures
+            setattr(second, "SECOND_MIN_SHARE", share)
+            rows = []
+            for p in prompts:
+                if half != "all" and p["half"] != half:
+                    continue
+                payload = Payload(
+                    {"session_id": str(uuid.uuid4()), "prompt": p["prompt"], "cwd": str(outside)}
+                )
+                with route(payload, io.StringIO()) as outcome:
+                    ranked = [key_of.get(c.item.key, c.item.key) for c in outcome.candidates[:5]]
+                    sent = [key_of.get(c.item.key, c.item.key) for c in outcome.recalled]
+                rows.append(Row(p, ranked, sent))
+            runs.append(rows)
+        setattr(second, "SECOND_MIN_SCORE", SECOND_MIN_SCORE)
+        setattr(second, "SECOND_MIN_SHARE", SECOND_MIN_SHARE)
+    return runs
 
 
 def figures(rows: list[Row]) -> dict[str, float]:
@@ -143,14 +165,39 @@ def line(name: str, f: dict[str, float]) -> str:
     )
 
 
+SCORES = (1.0, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0)
+SHARES = (0.0, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+
+
+def calibrate(recallset: Path) -> int:
+    """Each threshold pair's figures on the tuning half, and the pair the rule picks."""
+    grid = [(score, share) for score in SCORES for share in SHARES]
+    seed, *runs = run(recallset, "tune", [(math.inf, 0.0), *grid])
+    floor = figures(seed)["silent"]
+    print(line("seed", figures(seed)))
+    best: tuple[tuple[float, float], tuple[float, float]] | None = None
+    for pair, rows in zip(grid, runs, strict=True):
+        f = figures(rows)
+        print(line(f"{pair[0]:.1f}/{pair[1]:.2f}", f))
+        if f["silent"] >= floor and (best is None or (f["hit@1"], f["hit@5"]) > best[1]):
+            best = (pair, (f["hit@1"], f["hit@5"]))
+    assert best is not None  # a threshold past every score is the seed itself
+    print(f"picked: SECOND_MIN_SCORE = {best[0][0]}, SECOND_MIN_SHARE = {best[0][1]}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--set", type=Path, default=HERE / "recallset")
     parser.add_argument("--half", choices=("tune", "held", "all"), default="all")
     parser.add_argument("--misses", action="store_true", help="list every miss and noisy prompt")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--seed", action="store_true", help="the seed's design: no second tier")
+    parser.add_argument("--calibrate", action="store_true", help="sweep the thresholds on tune")
     args = parser.parse_args()
-    rows = run(args.set, args.half)
+    if args.calibrate:
+        return calibrate(args.set)
+    rows = run(args.set, args.half, [(math.inf, 0.0)] if args.seed else None)[0]
     halves = ["tune", "held"] if args.half == "all" else [args.half]
     groups = {name: [r for r in rows if r.half == name] for name in halves}
     groups["all"] = rows
