@@ -123,8 +123,8 @@ def run(
 
         shipped = (SECOND_MIN_SCORE, SECOND_MIN_SHARE)
         for score, share in settings or [shipped]:
-            setattr(second, "SECOND_MIN_SCORE", score)  # the judge reads its module's figures
-            setattr(second, "SECOND_MIN_SHARE", share)
+            # The judge reads its own module's figures.
+            vars(second).update(SECOND_MIN_SCORE=score, SECOND_MIN_SHARE=share)
             rows = []
             for p in prompts:
                 if half != "all" and p["half"] != half:
@@ -137,8 +137,7 @@ def run(
                     sent = [key_of.get(c.item.key, c.item.key) for c in outcome.recalled]
                 rows.append(Row(p, ranked, sent))
             runs.append(rows)
-        setattr(second, "SECOND_MIN_SCORE", SECOND_MIN_SCORE)
-        setattr(second, "SECOND_MIN_SHARE", SECOND_MIN_SHARE)
+        vars(second).update(SECOND_MIN_SCORE=SECOND_MIN_SCORE, SECOND_MIN_SHARE=SECOND_MIN_SHARE)
     return runs
 
 
