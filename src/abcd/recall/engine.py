@@ -43,7 +43,7 @@ from abcd.recall.items import (
     what,
 )
 from abcd.recall.machine import IndexedNotes, machine_note, read_machine_notes
-from abcd.recall.second import content, widen
+from abcd.recall.second import content, forward_of, widen
 from abcd.recall.terms import Prompt, Term, scan, term_of, warm, words
 from abcd.rules import load as load_rules
 from abcd.rules import match as match_rules
@@ -628,11 +628,8 @@ def _recall(
     hit_keys = {item.key for item, _ in hitting}
     wide, wide_notes, outcome.second = widen(
         prompt,
-        [
-            (item, stems.forward(item) if stems is not None else None)
-            for item in reach
-            if item.key not in hit_keys
-        ],
+        [item for item in reach if item.key not in hit_keys],
+        stems.forward_holding if stems is not None else forward_of,
         corpus.holding,
         corpus.n,
         corpus.avg_len,

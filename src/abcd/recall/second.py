@@ -187,7 +187,8 @@ class Second:
 
 def widen(
     prompt: Prompt,
-    reach: Iterable[tuple[Item, tuple[int, dict[str, int]] | None]],
+    reach: Iterable[Item],
+    forward: Callable[[Item, frozenset[str]], tuple[int, dict[str, int]] | None],
     holding: Callable[[Collection[str]], dict[str, int]],
     n: int,
     avg_len: float,
@@ -197,8 +198,9 @@ def widen(
 ) -> tuple[list[Item], dict[int, Judged], dict[str, Judged]]:
     """The second tier's candidates: `(items, index notes by number, every judgement by key)`.
 
-    `reach` holds the items in reach no recall word hit, each with its
-    weighted length and counts (`None`: worked out from its text). With
+    `reach` holds the items in reach no recall word hit; `forward(item,
+    telling)` gives an item's weighted length and counts, or `None` when it
+    certainly holds none of the telling words (it is then not judged). With
     `index`, its notes holding a telling word are judged too, but those in
     `skip` (candidates already, or not in reach) and those of a group not in
     `groups` (a note tied to another repository is never read).
@@ -208,11 +210,9 @@ def widen(
     judged: dict[str, Judged] = {}
     if not second.telling:
         return items, {}, judged
-    for item, forward in reach:
-        if forward is None:
-            doc = item.doc()
-            forward = doc.length, doc.weights()
-        verdict = second.judge_weights(*forward)
+    for item in reach:
+        weights = forward(item, second.telling)
+        verdict = second.judge_weights(*weights) if weights is not None else None
         if verdict is None:
             continue
         judged[item.key] = verdict
@@ -224,3 +224,9 @@ def widen(
             if (index.record(no)[4] or EVERYWHERE) in groups:
                 machine[no] = verdict
     return items, machine, judged
+
+
+def forward_of(item: Item, _telling: frozenset[str]) -> tuple[int, dict[str, int]]:
+    """An item's weighted length and counts from its text (no stem cache: the fold, the tests)."""
+    doc = item.doc()
+    return doc.length, doc.weights()
