@@ -110,3 +110,16 @@ def test_the_diagnostic_as_json_carries_each_judgement(abcd: Run, memory: dict[s
     assert first["second"]["admitted"] is True and first["second"]["score"] >= 3.0
     below = [w for w in report["withheld"] if w["second"] is not None]
     assert below and all(w["second"]["admitted"] is False for w in below)
+
+
+def test_a_pasted_wall_of_words_is_not_judged_by_the_second_tier_and_the_diagnostic_says_so(
+    host: Host, abcd: Run, memory: dict[str, str]
+) -> None:
+    paste = "the CI keeps timing out on the integration job " + " ".join(
+        f"entry{n}" for n in range(60)
+    )
+    assert memory[CI_TIMEOUT] not in keys(host.prompt(paste))
+    result = abcd("rules", "--prompt", paste, "--all")
+    assert result.code == 0, result.err
+    line = next(x for x in result.out.splitlines() if x.strip().startswith(memory[CI_TIMEOUT]))
+    assert line.endswith("second tier: not judged (the prompt holds more than 48 content words)")

@@ -283,26 +283,28 @@ def _candidate_lines(
     return lines
 
 
-def withheld_reason(item: Item, reason: str, second: dict[str, Judged]) -> str:
+def withheld_reason(item: Item, reason: str, outcome: Outcome) -> str:
     """Why an item did not come back; for one no recall word hit, the second tier's judgement too."""
     if reason != "no word hit":
         return reason
-    judged = second.get(item.key)
-    tier = (
-        judged.why()
-        if judged is not None
-        else "second tier: holds none of the prompt's telling content words"
-    )
+    judged = outcome.second.get(item.key)
+    if judged is not None:
+        tier = judged.why()
+    else:
+        tier = (
+            outcome.second_skipped
+            or "second tier: holds none of the prompt's telling content words"
+        )
     return f"{reason} (recall: {', '.join(item.recall)}); {tier}"
 
 
-def _withheld_lines(withheld: Sequence[tuple[Item, str]], second: dict[str, Judged]) -> list[str]:
+def _withheld_lines(withheld: Sequence[tuple[Item, str]], outcome: Outcome) -> list[str]:
     if not withheld:
         return ["withheld: nothing (every item in reach is a candidate above)"]
     noun = "item" if len(withheld) == 1 else "items"
     rows = []
     for item, reason in withheld:
-        rows.append([item.key, what(item.kind, item.layer), withheld_reason(item, reason, second)])
+        rows.append([item.key, what(item.kind, item.layer), withheld_reason(item, reason, outcome)])
     return [
         f"withheld: {len(withheld)} {noun} did not come back",
         *("  " + r for r in _table(rows, set())),
@@ -347,7 +349,7 @@ def report(outcome: Outcome, limit: Limit, prompt: str, *, show_all: bool) -> st
     if show_all:
         lines += [
             "",
-            *_withheld_lines(outcome.withheld, outcome.second),
+            *_withheld_lines(outcome.withheld, outcome),
             "",
             *_problem_lines(outcome.problems),
         ]

@@ -112,3 +112,6 @@ SESSION_STALE_SECONDS: Final = 7 * 24 * 60 * 60
 # (docs/recall.md, "The second tier").
 SECOND_MIN_SCORE: Final = 3.0
 SECOND_MIN_SHARE: Final = 0.3
+# A prompt with more distinct content words than this is a paste (a log, a file), not what a
+# person types: the second tier judges nothing for it, which bounds its work on the hook's path.
+SECOND_MAX_WORDS: Final = 48

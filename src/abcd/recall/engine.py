@@ -43,7 +43,7 @@ from abcd.recall.items import (
     what,
 )
 from abcd.recall.machine import IndexedNotes, machine_note, read_machine_notes
-from abcd.recall.second import content, forward_of, widen
+from abcd.recall.second import content, forward_of, skipped_why, widen
 from abcd.recall.terms import Prompt, Term, scan, term_of, warm, words
 from abcd.rules import load as load_rules
 from abcd.rules import match as match_rules
@@ -171,6 +171,7 @@ class Outcome:
         self.machine_withheld = False  # the journal is broken: no machine note is read
         # The second tier's judgement of each item in reach no recall word hit (issue 16).
         self.second: dict[str, Judged] = {}
+        self.second_skipped = ""  # why the second tier judged nothing at all, if it did not
 
     @property
     def candidates(self) -> list[Candidate]:
@@ -637,6 +638,7 @@ def _recall(
         found | set(numbered.values()) if indexed is not None else (),
         groups,
     )
+    outcome.second_skipped = skipped_why(prompt)
     if wide:
         admitted = {item.key for item in wide}
         outcome.withheld = [(i, why) for i, why in outcome.withheld if i.key not in admitted]

@@ -39,7 +39,7 @@ Imports nothing the hook does not load already.
 from __future__ import annotations
 
 from abcd.recall.bm25f import idf
-from abcd.recall.constants import K1, SECOND_MIN_SCORE, SECOND_MIN_SHARE, B
+from abcd.recall.constants import K1, SECOND_MAX_WORDS, SECOND_MIN_SCORE, SECOND_MIN_SHARE, B
 from abcd.recall.index import DENSE_MIN, DENSE_SHARE, EVERYWHERE
 from abcd.recall.terms import stems
 
@@ -116,6 +116,11 @@ class Second:
         avg_len: float,
     ) -> None:
         words = content(prompt)
+        # A prompt of more content words than a person types (a pasted log or file) is not judged:
+        # no item could cover a share of it, and judging it would cost the hook its budget.
+        self.skipped = len(words) > SECOND_MAX_WORDS
+        if self.skipped:
+            words = []
         held = holding(words) if words else {}
         self.words = [w for w in words if held.get(w, 0) > 0]
         self.idf_of = {w: idf(n, held[w]) for w in self.words}
@@ -157,32 +162,48 @@ class Second:
             return {}
         known = index.terms(self.words)
         postings = {w: index.postings(known[w]) for w in self.words if w in known}
-        holders: set[int] = set()
-        for w in self.telling:
+        # Each holder of a telling word, with its weighted count of each content word it holds:
+        # the work is the telling words' postings, then one look-up a holder for each other word.
+        held: dict[int, dict[str, int]] = {}
+        excluded = frozenset(skip)
+        for w in sorted(self.telling):
             weights = postings.get(w)
             if weights is None:
                 continue
-            if known[w][3]:  # dense in the index, telling in this reach: every note's count
-                holders.update(no for no, count in enumerate(weights) if count)
-            else:  # sparse: a dictionary of its few holders
-                holders.update(weights.keys())
-        holders.difference_update(skip)
-        if not holders:
+            # Dense in the index but telling in this reach: every note's count; else a dictionary
+            # of its few holders.
+            pairs = enumerate(weights) if known[w][3] else weights.items()
+            for no, count in pairs:
+                if not count:
+                    continue
+                if no not in excluded:
+                    held.setdefault(no, {})[w] = int(count)
+        if not held:
             return {}
+        for w in self.words:
+            weights = postings.get(w)
+            if w in self.telling or weights is None:
+                continue
+            for no, counts in held.items():
+                count = weights[no] if known[w][3] else weights.get(no, 0)
+                if count:
+                    counts[w] = int(count)
         lengths = index.lengths()
         out: dict[int, Judged] = {}
-        for no in sorted(holders):
-
-            def weight(w: str, no: int = no) -> int:
-                weights = postings.get(w)
-                if weights is None:
-                    return 0
-                return int(weights[no]) if known[w][3] else int(weights.get(no, 0))
-
-            judged = self.judge(int(lengths[no]), weight)
-            if judged.admitted:
+        for no in sorted(held):
+            judged = self.judge_weights(int(lengths[no]), held[no])
+            if judged is not None and judged.admitted:
                 out[no] = judged
         return out
+
+
+def skipped_why(prompt: Prompt) -> str:
+    """Why the second tier judged nothing for this prompt, or `""` when it judged."""
+    if len(content(prompt)) > SECOND_MAX_WORDS:
+        return (
+            f"second tier: not judged (the prompt holds more than {SECOND_MAX_WORDS} content words)"
+        )
+    return ""
 
 
 def widen(
