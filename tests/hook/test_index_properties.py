@@ -1,6 +1,7 @@
 """Property: whatever the notes and the prompt, the hook's recall (index, postings, caches) ranks,
 scores and forms every candidate exactly as folding the view and stemming every item does,
-whether it scores every candidate or ranks them best first and stops where the take does."""
+whether it scores every candidate or ranks them best first and stops where the take does, and
+its second tier (issue 16) admits the same items with the same judgements."""
 
 from __future__ import annotations
 
@@ -15,14 +16,18 @@ from hypothesis import strategies as st
 
 from abcd.journal import store
 from abcd.journal.events import Event, NoteAdded, NoteRemoved
-from abcd.recall import engine, index
+from abcd.recall import engine, index, second
 from abcd.recall.index import project_index
 from tests.conftest import git
 
 from .test_index_agrees import _both, _scores
 
 WORDS = ["test", "tests", "deploy", "race", "flag", "cache", "auth", "login", "alpha", "beta"]
+# Words the prompt may hold beside them: function words the second tier leaves out, and a word
+# no note holds.
+PROMPT_WORDS = [*WORDS, "the", "how", "should", "zeta"]
 text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join)
+prompts = st.lists(st.sampled_from(PROMPT_WORDS), min_size=1, max_size=12).map(" ".join)
 recall = st.lists(
     st.sampled_from([*WORDS, "race flag", "alpha beta", "log-in"]), min_size=1, max_size=3
 )
@@ -64,7 +69,7 @@ def homes(
 )
 @given(
     home=homes(),
-    prompt=text,
+    prompt=prompts,
     scoring=st.sampled_from(
         ["sparse", "dense", "note by note", "best first", "best first, sparse", "best first, tiny"]
     ),
@@ -84,7 +89,7 @@ def test_the_hook_ranks_every_candidate_as_the_fold_does(
 )
 @given(
     home=homes(most=150),
-    prompt=text,
+    prompt=prompts,
     scoring=st.sampled_from(["best first", "best first, tiny", "best first, coarse"]),
 )
 def test_a_crowd_ranked_best_first_in_rounds_of_any_size_is_ranked_as_the_fold_ranks_it(
@@ -117,6 +122,9 @@ def _hook_agrees_with_the_fold(
         abcd_home = Path(place) / "home"
         abcd_home.mkdir(mode=0o700)
         m.setenv("ABCD_HOME", str(abcd_home))
+        # A low bar, so that a home of a few dozen notes has items the second tier admits.
+        m.setattr(second, "SECOND_MIN_SCORE", 0.5)
+        m.setattr(second, "SECOND_MIN_SHARE", 0.1)
         if scoring not in ("sparse", "best first, sparse"):  # every term dense, with impacts
             m.setattr(index, "DENSE_MIN", 1)
             m.setattr(index, "DENSE_SHARE", 10**9)
@@ -140,4 +148,14 @@ def _hook_agrees_with_the_fold(
         fast, slow = _both(repo, prompt)
         assert _scores(fast) == _scores(slow)
         assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
+        assert _second_tier(fast) == _second_tier(slow)
         os.remove(memory)
+
+
+def _second_tier(outcome: engine.Outcome) -> list[tuple[str, tuple[float, float, tuple[str, ...]]]]:
+    """The candidates the second tier admitted, in rank order, each with its judgement."""
+    return [
+        (c.item.key, (c.second.score, c.second.share, c.second.words))
+        for c in outcome.candidates
+        if c.second is not None
+    ]

@@ -413,7 +413,10 @@ def test_all_names_a_note_whose_words_miss(world: World) -> None:
     assert withheld(world.facts("fix the tests")) == {(note, "machine"): "no word hit"}
     out = world.diagnose("fix the tests", "--all").out
     assert re.search(
-        rf"^  {note} +personal note +no word hit \(recall: deploy, release\)$", out, re.M
+        rf"^  {note} +personal note +no word hit \(recall: deploy, release\); second tier: holds"
+        " none of the prompt's telling content words$",
+        out,
+        re.M,
     )
 
 

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from abcd.recall.budget import Limit
     from abcd.recall.engine import Candidate, DomainChoice, Outcome
     from abcd.recall.items import Item, Problem
+    from abcd.recall.second import Judged
 
 # What `--fill` is called where the JSON names a fill's source.
 GIVEN_SOURCE: Final = "--fill"
@@ -247,12 +248,19 @@ def _domain_lines(domains: Sequence[DomainChoice], truncated: str, silenced: boo
 def _candidate_block(cand: Candidate, limit: int, typed: dict[str, str]) -> list[str]:
     item, scored = cand.item, cand.scored
     head = f"#{cand.rank}  {item.key}  score {scored.score:.4f}  {_form(cand.form)}"
-    lines = [head, f"    {_what(item)}: {item.title}", f"    hit by: {', '.join(cand.hits)}"]
+    lines = [head, f"    {_what(item)}: {item.title}", f"    hit by: {_hit_by(cand)}"]
     note = _FORM_NOTES.get(cand.form)
     if note:
         lines.append(f"    {_form(cand.form)}: {note.format(limit=f'{limit:,}')}")
     lines += ["    " + row for row in _terms_table(scored.terms, scored.score, typed)]
     return lines
+
+
+def _hit_by(cand: Candidate) -> str:
+    """The recall words that hit it, or the second tier's judgement that admitted it."""
+    if cand.hits or cand.second is None:
+        return ", ".join(cand.hits)
+    return f"no recall word; {cand.second.why()}"
 
 
 def _candidate_lines(
@@ -262,7 +270,11 @@ def _candidate_lines(
     if silenced:
         return ["notes and pages: none (the kill switch silences them)"]
     if not candidates:
-        return ["notes and pages: no candidate (no recall word of an item in reach hit the prompt)"]
+        return [
+            "notes and pages: no candidate (no recall word of an item in reach hit the prompt,"
+            " and no item's title and body matched its content words above the second tier's"
+            " threshold)"
+        ]
     noun = "candidate" if len(candidates) == 1 else "candidates"
     lines = [f"notes and pages: {len(candidates)} {noun}, ranked by BM25F ({weights})"]
     for cand in candidates:
@@ -271,14 +283,28 @@ def _candidate_lines(
     return lines
 
 
-def _withheld_lines(withheld: Sequence[tuple[Item, str]]) -> list[str]:
+def withheld_reason(item: Item, reason: str, outcome: Outcome) -> str:
+    """Why an item did not come back; for one no recall word hit, the second tier's judgement too."""
+    if reason != "no word hit":
+        return reason
+    judged = outcome.second.get(item.key)
+    if judged is not None:
+        tier = judged.why()
+    else:
+        tier = (
+            outcome.second_skipped
+            or "second tier: holds none of the prompt's telling content words"
+        )
+    return f"{reason} (recall: {', '.join(item.recall)}); {tier}"
+
+
+def _withheld_lines(withheld: Sequence[tuple[Item, str]], outcome: Outcome) -> list[str]:
     if not withheld:
         return ["withheld: nothing (every item in reach is a candidate above)"]
     noun = "item" if len(withheld) == 1 else "items"
     rows = []
     for item, reason in withheld:
-        words = f" (recall: {', '.join(item.recall)})" if reason == "no word hit" else ""
-        rows.append([item.key, what(item.kind, item.layer), reason + words])
+        rows.append([item.key, what(item.kind, item.layer), withheld_reason(item, reason, outcome)])
     return [
         f"withheld: {len(withheld)} {noun} did not come back",
         *("  " + r for r in _table(rows, set())),
@@ -321,7 +347,12 @@ def report(outcome: Outcome, limit: Limit, prompt: str, *, show_all: bool) -> st
     lines.append("")
     lines += _candidate_lines(outcome.candidates, silenced, limit.chars, typed_words(prompt))
     if show_all:
-        lines += ["", *_withheld_lines(outcome.withheld), "", *_problem_lines(outcome.problems)]
+        lines += [
+            "",
+            *_withheld_lines(outcome.withheld, outcome),
+            "",
+            *_problem_lines(outcome.problems),
+        ]
     elif outcome.withheld or outcome.problems:
         counts = []
         if outcome.withheld:
@@ -355,6 +386,15 @@ def _term_json(term: TermScore) -> dict[str, Any]:
     }
 
 
+def _second_json(judged: Judged) -> dict[str, Any]:
+    return {
+        "admitted": judged.admitted,
+        "score": judged.score,
+        "share": judged.share,
+        "words": list(judged.words),
+    }
+
+
 def _candidate_json(cand: Candidate) -> dict[str, Any]:
     item = cand.item
     return {
@@ -368,6 +408,7 @@ def _candidate_json(cand: Candidate) -> dict[str, Any]:
         "terms": [_term_json(t) for t in cand.scored.terms],
         "form": cand.form,
         "hits": list(cand.hits),
+        "second": _second_json(cand.second) if cand.second is not None else None,
     }
 
 
@@ -400,7 +441,15 @@ def to_json(outcome: Outcome, limit: Limit, *, given: bool) -> dict[str, Any]:
         "notes": [_candidate_json(c) for c in outcome.candidates if c.item.kind == "note"],
         "pages": [_candidate_json(c) for c in outcome.candidates if c.item.kind == "page"],
         "withheld": [
-            {"key": item.key, "layer": item.layer, "kind": item.kind, "reason": reason}
+            {
+                "key": item.key,
+                "layer": item.layer,
+                "kind": item.kind,
+                "reason": reason,
+                "second": _second_json(outcome.second[item.key])
+                if item.key in outcome.second
+                else None,
+            }
             for item, reason in outcome.withheld
         ],
         "problems": [{"kind": p.kind, "message": p.message} for p in outcome.problems],

@@ -101,3 +101,17 @@ MODERATE_MIN_FREE_PERCENT: Final = 40.0
 # Session and fill files untouched this long are swept whole: no host session
 # is resumed after a week, and the folder must not grow without bound.
 SESSION_STALE_SECONDS: Final = 7 * 24 * 60 * 60
+
+# --- the second tier (issue 16) ---------------------------------------------
+
+# An item no recall word hit is a candidate when BM25F over the prompt's content words (its
+# stems less `abcd.recall.second.STOP_WORDS`) gives it at least this score, and that score is at
+# least this share of the idf the content words some item holds carry. Both were calibrated on
+# the tuning half of `tools/recallset/` (the held-out half checks them): the pair with the best
+# hit@1 that is never noisier than the first tier alone on the prompts that match nothing
+# (docs/recall.md, "The second tier").
+SECOND_MIN_SCORE: Final = 3.0
+SECOND_MIN_SHARE: Final = 0.3
+# A prompt with more distinct content words than this is a paste (a log, a file), not what a
+# person types: the second tier judges nothing for it, which bounds its work on the hook's path.
+SECOND_MAX_WORDS: Final = 48

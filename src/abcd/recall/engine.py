@@ -43,6 +43,7 @@ from abcd.recall.items import (
     what,
 )
 from abcd.recall.machine import IndexedNotes, machine_note, read_machine_notes
+from abcd.recall.second import content, forward_of, skipped_why, widen
 from abcd.recall.terms import Prompt, Term, scan, term_of, warm, words
 from abcd.rules import load as load_rules
 from abcd.rules import match as match_rules
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from abcd.recall.index import Forward as IndexForward
     from abcd.recall.index import Index, Record
     from abcd.recall.index import Term as IndexTerm
+    from abcd.recall.second import Judged
     from abcd.recall.stemcache import Forward, StemCache
 
     class Lazy(Protocol):
@@ -85,7 +87,7 @@ class Candidate:
     notes the budget reaches, not of every candidate.
     """
 
-    __slots__ = ("_hits", "_item", "_scored", "_source", "form", "rank", "score")
+    __slots__ = ("_hits", "_item", "_scored", "_source", "form", "rank", "score", "second")
 
     def __init__(
         self,
@@ -105,6 +107,8 @@ class Candidate:
         self._source = source
         self.rank = rank
         self.form = "does not fit"
+        # How the second tier admitted it (no recall word hit it), else `None`.
+        self.second: Judged | None = None
 
     def _load(self) -> None:
         assert self._source is not None
@@ -165,6 +169,9 @@ class Outcome:
         self.rules_text = ""
         self.memory_text = ""
         self.machine_withheld = False  # the journal is broken: no machine note is read
+        # The second tier's judgement of each item in reach no recall word hit (issue 16).
+        self.second: dict[str, Judged] = {}
+        self.second_skipped = ""  # why the second tier judged nothing at all, if it did not
 
     @property
     def candidates(self) -> list[Candidate]:
@@ -589,8 +596,8 @@ def _recall(
         else:
             outcome.withheld.append((item, "tied to another repository"))
 
-    if not hitting and not found:  # nothing to rank: the reach's figures are not needed
-        _take(outcome, ledger, blocks, iter(()))
+    if not hitting and not found and not content(prompt):
+        _take(outcome, ledger, blocks, iter(()))  # nothing to rank, nor to judge
         return outcome
     by_key = {item.key: item for item in reach}
     summary = None
@@ -618,6 +625,30 @@ def _recall(
             if (record[4] or EVERYWHERE) in groups:
                 minus.append(indexed.index.forward(held[note_id]))
     corpus = _Reach(list(docs.values()), indexed, groups, minus, summary)
+    # The second tier (issue 16): items no recall word hit, judged on the prompt's content words.
+    hit_keys = {item.key for item, _ in hitting}
+    wide, wide_notes, outcome.second = widen(
+        prompt,
+        [item for item in reach if item.key not in hit_keys],
+        stems.forward_holding if stems is not None else forward_of,
+        corpus.holding,
+        corpus.n,
+        corpus.avg_len,
+        indexed.index if indexed is not None else None,
+        found | set(numbered.values()) if indexed is not None else (),
+        groups,
+    )
+    outcome.second_skipped = skipped_why(prompt)
+    if wide:
+        admitted = {item.key for item in wide}
+        outcome.withheld = [(i, why) for i, why in outcome.withheld if i.key not in admitted]
+        hitting += [(item, ()) for item in wide]
+        if stems is not None:
+            forwards.update({item.key: stems.forward(item) for item in wide})
+    found |= wide_notes.keys()
+    if not hitting and not found:
+        _take(outcome, ledger, blocks, iter(()))
+        return outcome
     hits_of = {item.key: hits for item, hits in hitting}
     small = _Small(corpus, prompt)
     if stems is not None:
@@ -639,11 +670,15 @@ def _recall(
         score, ref = entry
         if isinstance(ref, int):
             assert machine is not None
-            return Candidate(None, None, rank, None, (machine, ref), score)
-        if stems is None:  # scored by `Corpus`, breakdown and all
-            return Candidate(by_key[ref.key], ref, rank, hits_of[ref.key])
-        # Scored from its forward: the per-term breakdown is worked out if asked for.
-        return Candidate(by_key[ref.key], None, rank, hits_of[ref.key], (small, ref.key), score)
+            cand = Candidate(None, None, rank, None, (machine, ref), score)
+            cand.second = wide_notes.get(ref)
+        elif stems is None:  # scored by `Corpus`, breakdown and all
+            cand = Candidate(by_key[ref.key], ref, rank, hits_of[ref.key])
+        else:  # scored from its forward: the per-term breakdown is worked out if asked for
+            cand = Candidate(by_key[ref.key], None, rank, hits_of[ref.key], (small, ref.key), score)
+        if not isinstance(ref, int) and not hits_of[ref.key]:
+            cand.second = outcome.second.get(ref.key)
+        return cand
 
     ordered = _ranked(scored, ranked_numbers, machine, best_first)
     outcome._count = len(scored) + len(found)

@@ -159,6 +159,20 @@ class StemCache:
         self.used[key] = blob
         return forward
 
+    def forward_holding(self, item: Item, words: frozenset[str]) -> Forward | None:
+        """The item's forward, or `None` when its kept forward holds none of `words`.
+
+        The kept blob is searched for each word's UTF-8 bytes first (in C;
+        `marshal` keeps a string's bytes whole), so the second tier decodes
+        only the items that may hold one (issue 16). A blob holding the bytes
+        inside a longer stem is decoded, and the caller checks the stems.
+        """
+        key = item.stem_key or item.signature()
+        blob = self.used.get(key) or self.entries.get(key)
+        if blob is not None and not any(word.encode("utf-8") in blob for word in words):
+            return None
+        return self.forward(item)
+
     def summary(self, items: list[Item]) -> tuple[int, int, dict[str, int]]:
         """`(n, total weighted length, stem -> items holding it)` over `items` (the small layers in reach).
 
