@@ -224,7 +224,9 @@ def test_the_stem_cache_changes_no_score_and_is_rewritten_only_when_something_is
         again = run("deploy the release", stems=second)
         second.save()
     assert _scores(plain) == _scores(cached) == _scores(again)
-    assert first.added == 6 and second.added == 0  # five items stemmed, the reach summed once
+    assert (
+        first.added == 6 and second.added == 0
+    )  # five items stemmed, the reach's table built once
     assert path.stat().st_mtime_ns == written and oct(path.stat().st_mode & 0o777) == "0o600"
 
 

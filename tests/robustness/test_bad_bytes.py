@@ -329,6 +329,28 @@ def _every(part: str, value: object) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def _without_table(change: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    """`change`, and the reach's table dropped, so that the items' forwards are read."""
+
+    def both(stored: dict[str, Any]) -> None:
+        change(stored)
+        stored["table"] = None
+
+    return both
+
+
+def _table_kept_as(field: int, value: object) -> Callable[[dict[str, Any]], None]:
+    """The reach's table kept under its true digest, with `value` in place of one field (1: the
+    count, 3: the lengths, 4: the columns)."""
+
+    def change(stored: dict[str, Any]) -> None:
+        table = list(stored["table"])
+        table[field] = value
+        stored["table"] = tuple(table)
+
+    return change
+
+
 def _files_kept_as(value: object) -> Callable[[dict[str, Any]], None]:
     """Each parsed file kept under its true stat, with `value` as what was parsed."""
 
@@ -356,9 +378,14 @@ RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
     ("parsed-", lambda b: _reshaped(b, _every("words", 7))),
     ("parsed-", lambda b: _reshaped(b, _every("words", (1, 2)))),
     ("parsed-", lambda b: _reshaped(b, lambda s: s.update(ids=("x", 1)))),
-    ("stems-", lambda b: _reshaped(b, _every("entries", 7))),
-    ("stems-", lambda b: _reshaped(b, _every("entries", marshal.dumps([1, 2])))),
-    ("stems-", lambda b: _reshaped(b, lambda s: s.update(summary=("a", None, 3, 4)))),
+    ("stems-", lambda b: _reshaped(b, _without_table(_every("entries", 7)))),
+    ("stems-", lambda b: _reshaped(b, _without_table(_every("entries", marshal.dumps([1, 2]))))),
+    ("stems-", lambda b: _reshaped(b, lambda s: s.update(table=("a", None, 3, 4)))),
+    ("stems-", lambda b: _reshaped(b, _table_kept_as(1, "many"))),
+    ("stems-", lambda b: _reshaped(b, _table_kept_as(3, ("long",)))),
+    ("stems-", lambda b: _reshaped(b, _table_kept_as(4, {"deploy": marshal.dumps([1, 2])}))),
+    ("stems-", lambda b: _reshaped(b, _table_kept_as(4, {"deploy": marshal.dumps({0: "x"})}))),
+    ("stems-", lambda b: _reshaped(b, _table_kept_as(4, {"deploy": b"\xff"}))),
     ("memory.idx", _header([1, 2])),
     ("memory.idx", _header({"format": "x"})),
 ]

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from abcd.recall.index import Forward as IndexForward
     from abcd.recall.index import Index, Record
     from abcd.recall.index import Term as IndexTerm
-    from abcd.recall.stemcache import Forward, StemCache
+    from abcd.recall.stemcache import ReachTable, StemCache
 
     class Lazy(Protocol):
         """Where a candidate ranked without its text finds its item and per-term breakdown."""
@@ -351,15 +351,15 @@ class _Reach(Corpus):
         indexed: IndexedNotes | None,
         groups: list[str],
         minus: list[IndexForward],
-        summary: tuple[int, int, dict[str, int]] | None = None,
+        table: ReachTable | None = None,
     ) -> None:
-        """`docs` are the small layers' items in reach, or with `summary` (their count, total
-        length and stem counts, from the stem cache) only those that will be scored."""
+        """`docs` are the small layers' items in reach, or, with `table` (their figures from the
+        stem cache), none."""
         super().__init__(docs)
         self._indexed, self._groups, self._minus = indexed, groups, minus
-        self._small_held = summary[2] if summary is not None else None
+        self._table = table
         self._held: dict[str, int] = {}
-        n, total = (summary[0], summary[1]) if summary is not None else (self.n, self.total)
+        n, total = (table.n, table.total) if table is not None else (self.n, self.total)
         if indexed is not None:
             figures = [indexed.index.groups.get(g, (0, 0)) for g in groups]
             n += sum(count for count, _ in figures) - len(minus)
@@ -378,8 +378,8 @@ class _Reach(Corpus):
         return {term: self._held[term] for term in terms}
 
     def _count(self, terms: Collection[str]) -> dict[str, int]:
-        small = self._small_held
-        found = super().holding(terms) if small is None else {t: small.get(t, 0) for t in terms}
+        table = self._table
+        found = super().holding(terms) if table is None else table.held(terms)
         if self._indexed is None:
             return found
         for group in self._groups:
@@ -593,12 +593,10 @@ def _recall(
         _take(outcome, ledger, blocks, iter(()))
         return outcome
     by_key = {item.key: item for item in reach}
-    summary = None
-    forwards: dict[str, Forward] = {}
+    table = None
     if stems is not None:
-        # The reach's figures from the cache, and the forwards of the items that will be scored.
-        summary = stems.summary(reach)
-        forwards = {item.key: stems.forward(item) for item, _ in hitting}
+        # The reach's figures and the prompt's columns, from the cache.
+        table = stems.table(reach, prompt.distinct)
         docs = {}
     else:
         # One pass over the reach's text (in C: translate, split, set difference) stems new words at once.
@@ -617,11 +615,11 @@ def _recall(
             record = indexed.index.record(held[note_id])
             if (record[4] or EVERYWHERE) in groups:
                 minus.append(indexed.index.forward(held[note_id]))
-    corpus = _Reach(list(docs.values()), indexed, groups, minus, summary)
+    corpus = _Reach(list(docs.values()), indexed, groups, minus, table)
     hits_of = {item.key: hits for item, hits in hitting}
     small = _Small(corpus, prompt)
-    if stems is not None:
-        scored = small.score([item for item, _ in hitting], forwards)
+    if table is not None:
+        scored = small.score([item for item, _ in hitting], table)
     else:
         scored = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
     machine = None
@@ -657,28 +655,33 @@ def _recall(
 
 
 class _Small:
-    """The small layers' candidates scored from the stem cache's forwards (no stems decoded)."""
+    """The small layers' candidates scored from the stem cache's table of the reach (no stems
+    decoded but the prompt's)."""
 
     def __init__(self, corpus: _Reach, prompt: Prompt) -> None:
         self.corpus, self.prompt = corpus, prompt
 
-    def score(self, items: list[Item], forwards: dict[str, Forward]) -> list[Scored]:
-        """Each item's score, the very figure `Corpus.score` gives (terms added in sorted order)."""
-        query = frozenset(self.prompt.distinct)
-        present = {item.key: sorted(query.intersection(forwards[item.key][1])) for item in items}
-        holding = self.corpus.holding({term for terms in present.values() for term in terms})
-        n, avg = self.corpus.n, self.corpus.avg_len
-        idf_of = {term: idf(n, count) for term, count in holding.items()}
-        out = []
-        for item in items:
-            length, weights = forwards[item.key]
-            norm = K1 * (1.0 - B + B * length / avg)
-            total = 0.0
-            for term in present[item.key]:
-                w = weights[term]
-                total += idf_of[term] * w / (w + norm)
-            out.append(Scored(item.key, total, (), item.scope_rank, item.recency))
-        return out
+    def score(self, items: list[Item], table: ReachTable) -> list[Scored]:
+        """Each item's score, the very figure `Corpus.score` gives: term by term in sorted order
+        (the order `Corpus` adds an item's parts in), each holder's part added to its score."""
+        at = table.at
+        numbers = [at[item.stem_key or item.signature()] for item in items]
+        avg = self.corpus.avg_len
+        norms = [K1 * (1.0 - B + B * table.lengths[no] / avg) for no in numbers]
+        scores = [0.0] * len(items)
+        terms = sorted(table.columns)
+        n, holding = self.corpus.n, self.corpus.holding(terms)
+        for term in terms:
+            c = idf(n, holding[term])
+            column = table.columns[term]
+            for i, no in enumerate(numbers):
+                w = column.get(no)
+                if w is not None:
+                    scores[i] += c * w / (w + norms[i])
+        return [
+            Scored(item.key, total, (), item.scope_rank, item.recency)
+            for item, total in zip(items, scores, strict=True)
+        ]
 
     def item(self, key: str) -> tuple[Item, tuple[str, ...]]:
         raise AssertionError("a small layer's candidate carries its item")  # pragma: no cover

@@ -3,18 +3,21 @@
 Every prompt reads the project's notes and pages, checks each recall word
 against the prompt and, when something hits, ranks over all of them. Doing
 that from scratch parses every page, stems every recall word and every body,
-in a new process each prompt. This cache keeps four things, each keyed so
+in a new process each prompt. This cache keeps five things, each keyed so
 that a stale entry is never used:
 
 - **forwards**, by an item's content signature (a digest of its kind,
   layer, title, body and recall words: `Item.signature`), or for an item
   parsed from a file matched by stat (below) by that file's path and stat:
   its weighted length and the weighted count of each stem in it, what
-  ranking needs (each entry marshalled on its own, so a prompt decodes only
-  the items it scores), so an item is stemmed once per change of its text;
-  and, beside them, the summary ranking needs of the whole reach (how many
-  items, their total weighted length, how many hold each stem), under a
-  digest of the reach's keys;
+  ranking needs (each entry marshalled on its own), so an item is stemmed
+  once per change of its text;
+- **the reach's table**, under a digest of the reach's keys: the small layers
+  in reach as ranking reads them, column by column (how many items, their
+  total weighted length, each one's length, and for each stem the weighted
+  count of each item holding it, each column marshalled on its own), so a
+  prompt decodes the columns of its own stems and no item's forward: how
+  many items hold a stem is its column's length;
 - **terms**, by recall word: the word's term under the term rule (the file
   names the term rule's version, and another version's file is ignored);
 - **parsed files**, by the file's path under the repository (or the home's
@@ -32,7 +35,7 @@ that a stale entry is never used:
   are not looked up bucket by bucket on every prompt.
 
 Terms, parsed files and note numbers, needed by every prompt, are in `parsed-<digest>.marshal`;
-forwards and the summary, needed only by a prompt with something to rank, are
+forwards and the table, needed only by a prompt with something to rank, are
 in `stems-<digest>.marshal`, read on the first item ranked. The prompt hook,
 their only writer, rewrites a file (atomically, keeping only the entries the
 reach still holds) only when something in it was new. One pair per checkout (named
@@ -57,6 +60,7 @@ from abcd.session.files import CACHE_DIR
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
+    from collections.abc import Collection
     from typing import Any
 
     from abcd.recall.index import Index
@@ -64,7 +68,7 @@ if TYPE_CHECKING:
     from abcd.recall.terms import Term
     from abcd.trust.guarded import Home
 
-FORMAT = 5  # 5: a page's recency is its frontmatter date, no longer its mtime
+FORMAT = 6  # 6: the reach kept as a table of columns (5: a page's recency from its frontmatter)
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024
 # A file modified this close to its read may change again within one timestamp tick (a coarse
@@ -73,6 +77,9 @@ RACY_NS = 2_000_000_000
 
 Forward = tuple[int, dict[str, int]]
 """An item as ranking needs it: its weighted length and each stem's weighted count."""
+KeptTable = tuple[str, int, int, tuple[int, ...], dict[str, bytes]]
+"""A reach's table as kept: its digest, count, total length, each item's length and each stem's
+column (marshalled, decoded only for a prompt's stems)."""
 
 
 def forward_of(item: Item) -> Forward:
@@ -100,7 +107,7 @@ class StemCache:
         self.rel = cache_rel(top)
         self.parsed_rel = cache_rel(top, "parsed")
         self._entries: dict[str, bytes] | None = None
-        self._summary: tuple[str, int, int, dict[str, int]] | None = None
+        self._table: KeptTable | None = None
         self.reach_keys: set[str] | None = None
         self.used: dict[str, bytes] = {}
         self.terms_used: dict[str, Term | None] = {}
@@ -143,8 +150,8 @@ class StemCache:
         if self._entries is None:
             stored = self._read(self.rel)
             self._entries = stored.get("entries", {})
-            summary = stored.get("summary")
-            self._summary = summary if isinstance(summary, tuple) and len(summary) == 4 else None
+            table = stored.get("table")
+            self._table = table if type(table) is tuple and len(table) == 5 else None
         return self._entries
 
     def forward(self, item: Item) -> Forward:
@@ -159,29 +166,40 @@ class StemCache:
         self.used[key] = blob
         return forward
 
-    def summary(self, items: list[Item]) -> tuple[int, int, dict[str, int]]:
-        """`(n, total weighted length, stem -> items holding it)` over `items` (the small layers in reach).
+    def table(self, items: list[Item], query: frozenset[str]) -> ReachTable:
+        """The small layers in reach (`items`) as ranking needs them, with the columns of the
+        stems in `query` decoded: their count, total weighted length, each one's length and,
+        stem by stem, each holder's weighted count.
 
-        Kept with the forwards under a digest of the items' keys, so a prompt
-        whose reach is the one an earlier prompt summed reads three figures
-        and a table instead of every item.
+        Kept under a digest of the items' keys, so a prompt whose reach is the
+        one an earlier prompt saw reads a table and the columns of its own
+        stems instead of every item's forward; a reach seen for the first time
+        (or a table that does not decode) is built from the forwards and kept.
         """
         keys = [item.stem_key or item.signature() for item in items]
-        ident = sha256_hex("\n".join(sorted(keys)).encode("utf-8"))[:32]
+        order = sorted(keys)
+        ident = sha256_hex("\n".join(order).encode("utf-8"))[:32]
         self.reach_keys = set(keys)
-        self.entries  # noqa: B018 (reads the stored summary)
-        if self._summary is not None and self._summary[0] == ident:
-            return self._summary[1], self._summary[2], self._summary[3]
-        total = 0
-        held: dict[str, int] = {}
-        for item in items:
-            length, weights = self.forward(item)
-            total += length
-            for stem in weights:
-                held[stem] = held.get(stem, 0) + 1
-        self._summary = (ident, len(items), total, held)
+        self.entries  # noqa: B018 (reads the stored table)
+        kept = self._table
+        if kept is not None and kept[0] == ident:
+            table = ReachTable.of(order, kept, query)
+            if table is not None:
+                return table
+        forwards = dict(zip(keys, map(self.forward, items), strict=True))
+        lengths: list[int] = []
+        columns: dict[str, dict[int, int]] = {}
+        for at, key in enumerate(order):
+            length, weights = forwards[key]
+            lengths.append(length)
+            for stem, w in weights.items():
+                columns.setdefault(stem, {})[at] = w
+        packed = {stem: marshal.dumps(column) for stem, column in columns.items()}
+        self._table = (ident, len(items), sum(lengths), tuple(lengths), packed)
         self.added += 1
-        return len(items), total, held
+        table = ReachTable.of(order, self._table, query)
+        assert table is not None  # just built
+        return table
 
     def term(self, word: str) -> Term | None:
         """The recall word's term (`None`: it holds no word), from the cache when seen before."""
@@ -235,7 +253,7 @@ class StemCache:
             entries.update(self.used)
             if self.reach_keys is not None:  # only what the reach still holds
                 entries = {key: entries[key] for key in self.reach_keys if key in entries}
-            self._write(self.rel, {"entries": entries, "summary": self._summary})
+            self._write(self.rel, {"entries": entries, "table": self._table})
         if self.added_parsed:
             # A prompt that looked no word up (the kill switch) keeps the words it did not look at.
             parsed = {
@@ -261,6 +279,65 @@ class StemCache:
             self.home.write_atomic(rel, crc32(blob).to_bytes(4, "little") + blob)
         except (AbcdError, OSError):
             pass  # a cache not written costs the next prompt some work, nothing else
+
+
+class ReachTable:
+    """The small layers in reach, column by column: what ranking their candidates reads.
+
+    Items are numbered by the sorted order of their keys (an item's number is
+    where its key stands); `lengths[no]` is its weighted length, and a
+    decoded column maps the number of each item holding the stem to its
+    weighted count. Only the prompt's stems are decoded.
+    """
+
+    __slots__ = ("at", "columns", "lengths", "n", "total")
+
+    def __init__(
+        self,
+        order: list[str],
+        n: int,
+        total: int,
+        lengths: tuple[int, ...],
+        columns: dict[str, dict[int, int]],
+    ) -> None:
+        self.at = {key: no for no, key in enumerate(order)}
+        self.n, self.total, self.lengths, self.columns = n, total, lengths, columns
+
+    @classmethod
+    def of(cls, order: list[str], kept: KeptTable, query: frozenset[str]) -> ReachTable | None:
+        """The kept table with `query`'s columns decoded, or `None` when it does not decode to one
+        of `order` (a damaged cache is rebuilt, never believed)."""
+        _, n, total, lengths, packed = kept
+        if (
+            type(n) is not int
+            or type(total) is not int
+            or type(lengths) is not tuple
+            or len(lengths) != len(order)
+            or not set(map(type, lengths)) <= _INT
+            or type(packed) is not dict
+        ):
+            return None
+        columns: dict[str, dict[int, int]] = {}
+        try:
+            for stem in query.intersection(packed):
+                column = marshal.loads(packed[stem])
+                if (
+                    type(column) is not dict
+                    or not set(map(type, column)) | set(map(type, column.values())) <= _INT
+                ):
+                    return None
+                columns[stem] = column
+        except (ValueError, EOFError, TypeError):
+            return None
+        return cls(order, n, total, lengths, columns)
+
+    def held(self, terms: Collection[str]) -> dict[str, int]:
+        """How many items in reach hold each of `terms` (each one of the prompt's stems)."""
+        columns = self.columns
+        return {t: len(columns[t]) if t in columns else 0 for t in terms}
+
+
+_INT = {int}
 
 
 _PARTS = ("entries", "words", "files")
