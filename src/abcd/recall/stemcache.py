@@ -1,4 +1,4 @@
-"""What the repository layer costs to read, kept between prompts: two files in `<home>/cache/`.
+"""What the repository layer costs to read, kept between prompts: three files in `<home>/cache/`.
 
 Every prompt reads the project's notes and pages, checks each recall word
 against the prompt and, when something hits, ranks over all of them. Doing
@@ -35,10 +35,11 @@ that a stale entry is never used:
   are not looked up bucket by bucket on every prompt.
 
 Terms, parsed files and note numbers, needed by every prompt, are in `parsed-<digest>.marshal`;
-forwards and the table, needed only by a prompt with something to rank, are
-in `stems-<digest>.marshal`, read on the first item ranked. The prompt hook,
+the reach's table, needed only by a prompt with something to rank, in
+`reach-<digest>.marshal`; the forwards, needed only to build a table, in
+`stems-<digest>.marshal`. The prompt hook,
 their only writer, rewrites a file (atomically, keeping only the entries the
-reach still holds) only when something in it was new. One pair per checkout (named
+reach still holds) only when something in it was new. One set per checkout (named
 by the digest of its top folder); the session-start sweep removes files
 untouched for 7 days. A cache that cannot be read is ignored,
 never trusted: it can only spare work, and holds nothing that is not in the
@@ -106,6 +107,7 @@ class StemCache:
         self.home = home
         self.rel = cache_rel(top)
         self.parsed_rel = cache_rel(top, "parsed")
+        self.reach_rel = cache_rel(top, "reach")
         self._entries: dict[str, bytes] | None = None
         self._table: KeptTable | None = None
         self.reach_keys: set[str] | None = None
@@ -150,8 +152,6 @@ class StemCache:
         if self._entries is None:
             stored = self._read(self.rel)
             self._entries = stored.get("entries", {})
-            table = stored.get("table")
-            self._table = table if type(table) is tuple and len(table) == 5 else None
         return self._entries
 
     def forward(self, item: Item) -> Forward:
@@ -180,9 +180,8 @@ class StemCache:
         order = sorted(keys)
         ident = sha256_hex("\n".join(order).encode("utf-8"))[:32]
         self.reach_keys = set(keys)
-        self.entries  # noqa: B018 (reads the stored table)
-        kept = self._table
-        if kept is not None and kept[0] == ident:
+        kept = self._read(self.reach_rel).get("table")
+        if type(kept) is tuple and len(kept) == 5 and kept[0] == ident:
             table = ReachTable.of(order, kept, query)
             if table is not None:
                 return table
@@ -253,7 +252,9 @@ class StemCache:
             entries.update(self.used)
             if self.reach_keys is not None:  # only what the reach still holds
                 entries = {key: entries[key] for key in self.reach_keys if key in entries}
-            self._write(self.rel, {"entries": entries, "table": self._table})
+            self._write(self.rel, {"entries": entries})
+            if self._table is not None:
+                self._write(self.reach_rel, {"table": self._table})
         if self.added_parsed:
             # A prompt that looked no word up (the kill switch) keeps the words it did not look at.
             parsed = {
