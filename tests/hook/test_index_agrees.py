@@ -230,6 +230,58 @@ def test_the_stem_cache_changes_no_score_and_is_rewritten_only_when_something_is
     assert path.stat().st_mtime_ns == written and oct(path.stat().st_mode & 0o777) == "0o600"
 
 
+@pytest.mark.parametrize(
+    "column",
+    [{0: "x"}, {"0": 1}, [1, 2], 3],
+    ids=["a weight not a number", "a number not an int", "a list", "a number"],
+)
+def test_a_reach_table_kept_with_a_bad_column_is_built_again_and_no_score_changes(
+    repo: Path, abcd_home: Path, column: object
+) -> None:
+    import marshal
+    import zlib
+
+    from abcd.recall.stemcache import SHELVES, cache_rel, shelf_of
+
+    (repo / ".abcd").mkdir()
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "notes": [
+                    {
+                        "id": f"mem-10000000000000{n:02d}",
+                        "title": f"deploy step {n}",
+                        "body": "release then deploy " * (n + 1),
+                        "recall": ["deploy"],
+                    }
+                    for n in range(4)
+                ],
+            }
+        )
+    )
+    home = Home.open(create=True)
+    assert home is not None
+    with home:
+        run = _Recaller(home, repo)
+        plain = run("deploy the release")
+        filling = run.cache()
+        run("deploy the release", stems=filling)
+        filling.save()
+        path = abcd_home / cache_rel(run.found.top, "reach")
+        stored = marshal.loads(path.read_bytes()[4:])
+        ident, n, total, lengths, _ = stored["table"]
+        shelves = [marshal.dumps({}) for _ in range(SHELVES)]
+        shelves[shelf_of("deploy")] = marshal.dumps({"deploy": column})
+        stored["table"] = (ident, n, total, lengths, tuple(shelves))
+        blob = marshal.dumps(stored)
+        path.write_bytes(zlib.crc32(blob).to_bytes(4, "little") + blob)
+        again = run.cache()
+        read = run("deploy the release", stems=again)
+    assert _scores(read) == _scores(plain)
+    assert again.added == 1  # the table built again from the kept forwards, none stemmed
+
+
 def test_the_session_sweep_removes_stale_stem_caches_too(abcd_home: Path) -> None:
     import os
     import time

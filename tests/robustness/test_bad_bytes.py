@@ -353,6 +353,14 @@ def _table_kept_as(field: int, value: object) -> Callable[[dict[str, Any]], None
     return change
 
 
+def _shelves(shelf: bytes) -> tuple[bytes, ...]:
+    """A reach's columns with `shelf` as the bytes of the shelf the prompt's `deploy` is on."""
+    from abcd.recall.stemcache import SHELVES, shelf_of
+
+    empty = marshal.dumps({})
+    return tuple(shelf if at == shelf_of("deploy") else empty for at in range(SHELVES))
+
+
 def _files_kept_as(value: object) -> Callable[[dict[str, Any]], None]:
     """Each parsed file kept under its true stat, with `value` as what was parsed."""
 
@@ -386,8 +394,13 @@ RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
     ("reach-", lambda b: _reshaped(b, _table_kept_as(1, "many"))),
     ("reach-", lambda b: _reshaped(b, _table_kept_as(3, ("long",)))),
     ("reach-", lambda b: _reshaped(b, _table_kept_as(4, {"deploy": marshal.dumps([1, 2])}))),
-    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, {"deploy": marshal.dumps({0: "x"})}))),
-    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, {"deploy": b"\xff"}))),
+    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, _shelves(b"\xff")))),
+    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, _shelves(marshal.dumps([1, 2]))))),
+    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, _shelves(marshal.dumps({"deploy": 3}))))),
+    (
+        "reach-",
+        lambda b: _reshaped(b, _table_kept_as(4, _shelves(marshal.dumps({"deploy": {0: "x"}})))),
+    ),
     ("memory.idx", _header([1, 2])),
     ("memory.idx", _header({"format": "x"})),
 ]

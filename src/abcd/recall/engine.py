@@ -298,26 +298,25 @@ def _suppress(items: list[Item], outcome: Outcome) -> list[Item]:
     return kept
 
 
-def _hits(item: Item, prompt: Prompt, term: Callable[[str], Term | None]) -> tuple[str, ...]:
-    """The item's recall words that hit the prompt (`term` gives a word's term)."""
-    found = []
-    for word in item.recall:
-        found_term = term(word)
-        if found_term is not None and prompt.hits(found_term):
-            found.append(word)
-    return tuple(found)
+class _Hits:
+    """Which of an item's recall words hit the prompt; each distinct word is looked up once per
+    recall (`term` gives a word's term), however many items carry it."""
 
+    def __init__(self, prompt: Prompt, term: Callable[[str], Term | None]) -> None:
+        self.prompt, self.term = prompt, term
+        self.known: dict[str, bool] = {}
 
-def _memo_terms() -> Callable[[str], Term | None]:
-    """Each recall word's term, computed once for this recall."""
-    memo: dict[str, Term | None] = {}
-
-    def term(word: str) -> Term | None:
-        if word not in memo:
-            memo[word] = term_of(word)
-        return memo[word]
-
-    return term
+    def __call__(self, item: Item) -> tuple[str, ...]:
+        known = self.known
+        found = []
+        for word in item.recall:
+            hit = known.get(word)
+            if hit is None:
+                found_term = self.term(word)
+                hit = known[word] = found_term is not None and self.prompt.hits(found_term)
+            if hit:
+                found.append(word)
+        return tuple(found)
 
 
 def _root(repo: Repo | None, ledger: Ledger | None, outcome: Outcome) -> str | None:
@@ -562,12 +561,12 @@ def _recall(
     reach: list[Item] = []
     hitting: list[tuple[Item, tuple[str, ...]]] = []
     tied: list[tuple[Item, tuple[str, ...]]] = []
-    term = stems.term if stems is not None else _memo_terms()
+    hits_in = _Hits(prompt, stems.term if stems is not None else term_of)
     for item in items:
         if not item.recall:
             outcome.withheld.append((item, "no recall words"))
             continue
-        hits = _hits(item, prompt, term)
+        hits = hits_in(item)
         if item.root is not None:
             tied.append((item, hits))
             continue
@@ -673,11 +672,12 @@ class _Small:
         n, holding = self.corpus.n, self.corpus.holding(terms)
         for term in terms:
             c = idf(n, holding[term])
-            column = table.columns[term]
-            for i, no in enumerate(numbers):
-                w = column.get(no)
-                if w is not None:
-                    scores[i] += c * w / (w + norms[i])
+            scores = [
+                s + c * w / (w + norm) if w is not None else s
+                for s, w, norm in zip(
+                    scores, map(table.columns[term].get, numbers), norms, strict=True
+                )
+            ]
         return [
             Scored(item.key, total, (), item.scope_rank, item.recency)
             for item, total in zip(items, scores, strict=True)

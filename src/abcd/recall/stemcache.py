@@ -15,9 +15,9 @@ that a stale entry is never used:
 - **the reach's table**, under a digest of the reach's keys: the small layers
   in reach as ranking reads them, column by column (how many items, their
   total weighted length, each one's length, and for each stem the weighted
-  count of each item holding it, each column marshalled on its own), so a
-  prompt decodes the columns of its own stems and no item's forward: how
-  many items hold a stem is its column's length;
+  count of each item holding it, the columns on 64 shelves marshalled each on
+  its own), so a prompt decodes the shelves of its own stems and no item's
+  forward: how many items hold a stem is its column's length;
 - **terms**, by recall word: the word's term under the term rule (the file
   names the term rule's version, and another version's file is ignored);
 - **parsed files**, by the file's path under the repository (or the home's
@@ -78,9 +78,16 @@ RACY_NS = 2_000_000_000
 
 Forward = tuple[int, dict[str, int]]
 """An item as ranking needs it: its weighted length and each stem's weighted count."""
-KeptTable = tuple[str, int, int, tuple[int, ...], dict[str, bytes]]
-"""A reach's table as kept: its digest, count, total length, each item's length and each stem's
-column (marshalled, decoded only for a prompt's stems)."""
+KeptTable = tuple[str, int, int, tuple[int, ...], tuple[bytes, ...]]
+"""A reach's table as kept: its digest, count, total length, each item's length and the stems'
+columns on `SHELVES` shelves (each marshalled: a prompt decodes only the shelves of its stems)."""
+# The columns of a reach's table are kept on this many shelves, a stem's by a CRC-32 of it.
+SHELVES = 64
+
+
+def shelf_of(stem: str) -> int:
+    """The shelf a stem's column is kept on."""
+    return crc32(stem.encode("utf-8", "surrogatepass")) % SHELVES
 
 
 def forward_of(item: Item) -> Forward:
@@ -193,7 +200,10 @@ class StemCache:
             lengths.append(length)
             for stem, w in weights.items():
                 columns.setdefault(stem, {})[at] = w
-        packed = {stem: marshal.dumps(column) for stem, column in columns.items()}
+        shelves: list[dict[str, dict[int, int]]] = [{} for _ in range(SHELVES)]
+        for stem, column in columns.items():
+            shelves[shelf_of(stem)][stem] = column
+        packed = tuple(marshal.dumps(shelf) for shelf in shelves)
         self._table = (ident, len(items), sum(lengths), tuple(lengths), packed)
         self.added += 1
         table = ReachTable.of(order, self._table, query)
@@ -315,13 +325,23 @@ class ReachTable:
             or type(lengths) is not tuple
             or len(lengths) != len(order)
             or not set(map(type, lengths)) <= _INT
-            or type(packed) is not dict
+            or type(packed) is not tuple
+            or len(packed) != SHELVES
         ):
             return None
         columns: dict[str, dict[int, int]] = {}
+        shelves: dict[int, Any] = {}
         try:
-            for stem in query.intersection(packed):
-                column = marshal.loads(packed[stem])
+            for stem in query:
+                at = shelf_of(stem)
+                shelf = shelves.get(at)
+                if shelf is None:
+                    shelf = shelves[at] = marshal.loads(packed[at])
+                    if type(shelf) is not dict:
+                        return None
+                column = shelf.get(stem)
+                if column is None:
+                    continue
                 if (
                     type(column) is not dict
                     or not set(map(type, column)) | set(map(type, column.values())) <= _INT
