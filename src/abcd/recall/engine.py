@@ -59,6 +59,10 @@ if TYPE_CHECKING:
     from abcd.recall.index import Term as IndexTerm
     from abcd.recall.stemcache import ReachTable, StemCache
 
+    # What a ranked candidate refers to: a small layer's item scored by `Corpus` (breakdown and
+    # all) or from the reach's table (the item), or an indexed machine note (its number).
+    Ranked = Scored | Item | int
+
     class Lazy(Protocol):
         """Where a candidate ranked without its text finds its item and per-term breakdown."""
 
@@ -299,24 +303,21 @@ def _suppress(items: list[Item], outcome: Outcome) -> list[Item]:
 
 
 class _Hits:
-    """Which of an item's recall words hit the prompt; each distinct word is looked up once per
-    recall (`term` gives a word's term), however many items carry it."""
+    """Which of an item's recall words hit the prompt (`term` gives a word's term): each distinct
+    word of `items` is looked up once, then an item's words are filtered in C."""
 
-    def __init__(self, prompt: Prompt, term: Callable[[str], Term | None]) -> None:
-        self.prompt, self.term = prompt, term
-        self.known: dict[str, bool] = {}
+    def __init__(
+        self, items: list[Item], prompt: Prompt, term: Callable[[str], Term | None]
+    ) -> None:
+        words: set[str] = set().union(*(item.recall for item in items))
+        self.hitting = frozenset(
+            word for word in words if (found := term(word)) is not None and prompt.hits(found)
+        )
 
     def __call__(self, item: Item) -> tuple[str, ...]:
-        known = self.known
-        found = []
-        for word in item.recall:
-            hit = known.get(word)
-            if hit is None:
-                found_term = self.term(word)
-                hit = known[word] = found_term is not None and self.prompt.hits(found_term)
-            if hit:
-                found.append(word)
-        return tuple(found)
+        if self.hitting.isdisjoint(item.recall):
+            return ()
+        return tuple(filter(self.hitting.__contains__, item.recall))
 
 
 def _root(repo: Repo | None, ledger: Ledger | None, outcome: Outcome) -> str | None:
@@ -561,7 +562,7 @@ def _recall(
     reach: list[Item] = []
     hitting: list[tuple[Item, tuple[str, ...]]] = []
     tied: list[tuple[Item, tuple[str, ...]]] = []
-    hits_in = _Hits(prompt, stems.term if stems is not None else term_of)
+    hits_in = _Hits(items, prompt, stems.term if stems is not None else term_of)
     for item in items:
         if not item.recall:
             outcome.withheld.append((item, "no recall words"))
@@ -617,10 +618,12 @@ def _recall(
     corpus = _Reach(list(docs.values()), indexed, groups, minus, table)
     hits_of = {item.key: hits for item, hits in hitting}
     small = _Small(corpus, prompt)
+    scored: list[tuple[float, Scored | Item]]
     if table is not None:
         scored = small.score([item for item, _ in hitting], table)
     else:
-        scored = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
+        breakdowns = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
+        scored = [(s.score, s) for s in breakdowns]
     machine = None
     ranked_numbers: list[tuple[float, int]] = []
     best_first = None
@@ -632,15 +635,15 @@ def _recall(
             ranked_numbers = machine.score(sorted(found))
         outcome._open = indexed
 
-    def candidate(entry: tuple[float, Scored | int], rank: int) -> Candidate:
+    def candidate(entry: tuple[float, Ranked], rank: int) -> Candidate:
         score, ref = entry
         if isinstance(ref, int):
             assert machine is not None
             return Candidate(None, None, rank, None, (machine, ref), score)
-        if stems is None:  # scored by `Corpus`, breakdown and all
+        if isinstance(ref, Scored):  # scored by `Corpus`, breakdown and all
             return Candidate(by_key[ref.key], ref, rank, hits_of[ref.key])
-        # Scored from its forward: the per-term breakdown is worked out if asked for.
-        return Candidate(by_key[ref.key], None, rank, hits_of[ref.key], (small, ref.key), score)
+        # Scored from the reach's table: the per-term breakdown is worked out if asked for.
+        return Candidate(ref, None, rank, hits_of[ref.key], (small, ref.key), score)
 
     ordered = _ranked(scored, ranked_numbers, machine, best_first)
     outcome._count = len(scored) + len(found)
@@ -660,7 +663,7 @@ class _Small:
     def __init__(self, corpus: _Reach, prompt: Prompt) -> None:
         self.corpus, self.prompt = corpus, prompt
 
-    def score(self, items: list[Item], table: ReachTable) -> list[Scored]:
+    def score(self, items: list[Item], table: ReachTable) -> list[tuple[float, Scored | Item]]:
         """Each item's score, the very figure `Corpus.score` gives: term by term in sorted order
         (the order `Corpus` adds an item's parts in), each holder's part added to its score."""
         at = table.at
@@ -678,10 +681,7 @@ class _Small:
                     scores, map(table.columns[term].get, numbers), norms, strict=True
                 )
             ]
-        return [
-            Scored(item.key, total, (), item.scope_rank, item.recency)
-            for item, total in zip(items, scores, strict=True)
-        ]
+        return list(zip(scores, items, strict=True))
 
     def item(self, key: str) -> tuple[Item, tuple[str, ...]]:
         raise AssertionError("a small layer's candidate carries its item")  # pragma: no cover
@@ -984,11 +984,11 @@ def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:
 
 
 def _ranked(
-    scored: list[Scored],
+    scored: list[tuple[float, Scored | Item]],
     machine_scores: list[tuple[float, int]],
     machine: _Machine | None,
     best_first: _BestFirst | None = None,
-) -> Iterator[tuple[float, Scored | int]]:
+) -> Iterator[tuple[float, Ranked]]:
     """Every candidate in rank order, lazily: `bm25f.rank`'s order, ties resolved only where they are.
 
     Scores within `TIE_EPSILON` of a group's top tie and break by scope,
@@ -998,13 +998,12 @@ def _ranked(
     bound on every candidate not yet scored, so no such candidate could be
     in it or above it, and the order is the one ranking every candidate gives.
     """
-    entries: list[tuple[float, Scored | int]] = [(s.score, s) for s in scored]
-    entries += machine_scores
+    entries: list[tuple[float, Ranked]] = [*scored, *machine_scores]
     if best_first is not None:
         entries += best_first.more(None)
     entries.sort(key=_first, reverse=True)
 
-    def keys(ref: Scored | int) -> tuple[int, str, str]:
+    def keys(ref: Ranked) -> tuple[int, str, str]:
         if isinstance(ref, int):
             assert machine is not None
             return machine.tie_keys(ref)
