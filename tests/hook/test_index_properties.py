@@ -66,7 +66,15 @@ def homes(
     home=homes(),
     prompt=text,
     scoring=st.sampled_from(
-        ["sparse", "dense", "note by note", "best first", "best first, sparse", "best first, tiny"]
+        [
+            "sparse",
+            "dense",
+            "dense, by itemgetter",
+            "note by note",
+            "best first",
+            "best first, sparse",
+            "best first, tiny",
+        ]
     ),
 )
 def test_the_hook_ranks_every_candidate_as_the_fold_does(
@@ -122,6 +130,8 @@ def _hook_agrees_with_the_fold(
             m.setattr(index, "DENSE_SHARE", 10**9)
         if scoring == "note by note":
             m.setattr(engine, "TERM_AT_A_TIME_MAX", 0)
+        if scoring == "dense, by itemgetter":  # weights gathered as for thousands of candidates
+            m.setattr(engine, "GATHER_FROM", 1)
         if scoring.startswith("best first"):  # ranked best first however few the candidates
             m.setattr(engine, "PRUNE_FROM", 1)
         if scoring == "best first, tiny":  # and in many small rounds, aiming a few places down

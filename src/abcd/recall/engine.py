@@ -51,7 +51,7 @@ from abcd.trust.guarded import Checkout, CheckoutRefused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterator
+    from collections.abc import Callable, Collection, Iterable, Iterator
     from typing import Any, Protocol
 
     from abcd.recall.index import Forward as IndexForward
@@ -737,7 +737,7 @@ class _Machine:
         norm, are computed once. Then, term by term in the sorted order of
         their stems (the order `Corpus` adds them in), each note's part is
         added to its score: for a term many notes hold, in one pass over every
-        candidate's weight gathered from its dense postings (`itemgetter`, in
+        candidate's weight gathered from its dense postings (`map` or `itemgetter`, in
         C); for a rare one, only for the candidates among its holders. A note
         that lacks a term gets no part for it, as in `Corpus`. A prompt with
         more common terms than `TERM_AT_A_TIME_MAX` is scored note by note from
@@ -749,10 +749,14 @@ class _Machine:
         norms = [K1 * (1.0 - B + B * length / avg) for length in map(lengths.__getitem__, numbers)]
         if not self.can_prune():
             return self._note_by_note(numbers, norms, order, known, idf_of)
-        from operator import itemgetter  # only a prompt with indexed candidates needs it
-
         scores = [0.0] * len(numbers)
-        gather = itemgetter(*numbers) if len(numbers) > 1 else lambda column: (column[numbers[0]],)
+        gather: Callable[[Any], Iterable[int]]
+        if len(numbers) >= GATHER_FROM:
+            from operator import itemgetter  # a module to import: worth it only for many notes
+
+            gather = itemgetter(*numbers)
+        else:
+            gather = lambda column: map(column.__getitem__, numbers)  # noqa: E731
         position: dict[int, int] | None = None
         for stem in order:
             c = idf_of[stem]
@@ -817,6 +821,9 @@ class _Machine:
         return _breakdown(self.corpus, self.prompt, item)
 
 
+# From this many notes on, `_Machine.score` gathers a dense term's weights with `itemgetter` (its
+# module costs a fresh process a fraction of a millisecond to import; `map` is a little slower a note).
+GATHER_FROM = 4096
 # From this many machine candidates on, they are ranked best first (`_BestFirst`): below it,
 # scoring them all costs less than the rounds.
 PRUNE_FROM = 512
