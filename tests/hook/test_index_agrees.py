@@ -231,12 +231,26 @@ def test_the_stem_cache_changes_no_score_and_is_rewritten_only_when_something_is
 
 
 @pytest.mark.parametrize(
-    "column",
-    [{0: "x"}, {"0": 1}, [1, 2], 3],
-    ids=["a weight not a number", "a number not an int", "a list", "a number"],
+    "column, count, total",
+    [
+        ({0: "x"}, 0, 0),
+        ({"0": 1}, 0, 0),
+        ([1, 2], 0, 0),
+        (3, 0, 0),
+        (None, 1, 0),
+        (None, 0, 1),
+    ],
+    ids=[
+        "a weight not a number",
+        "a number not an int",
+        "a list",
+        "a number",
+        "a count off by one",
+        "a total off by one",
+    ],
 )
-def test_a_reach_table_kept_with_a_bad_column_is_built_again_and_no_score_changes(
-    repo: Path, abcd_home: Path, column: object
+def test_a_reach_table_kept_with_a_bad_column_or_figure_is_built_again_and_no_score_changes(
+    repo: Path, abcd_home: Path, column: object, count: int, total: int
 ) -> None:
     import marshal
     import zlib
@@ -270,10 +284,11 @@ def test_a_reach_table_kept_with_a_bad_column_is_built_again_and_no_score_change
         filling.save()
         path = abcd_home / cache_rel(run.found.top, "reach")
         stored = marshal.loads(path.read_bytes()[4:])
-        ident, n, total, lengths, _ = stored["table"]
-        shelves = [marshal.dumps({}) for _ in range(SHELVES)]
-        shelves[shelf_of("deploy")] = marshal.dumps({"deploy": column})
-        stored["table"] = (ident, n, total, lengths, tuple(shelves))
+        ident, n, length, lengths, shelves = stored["table"]
+        if column is not None:
+            shelves = [marshal.dumps({}) for _ in range(SHELVES)]
+            shelves[shelf_of("deploy")] = marshal.dumps({"deploy": column})
+        stored["table"] = (ident, n + count, length + total, lengths, tuple(shelves))
         blob = marshal.dumps(stored)
         path.write_bytes(zlib.crc32(blob).to_bytes(4, "little") + blob)
         again = run.cache()

@@ -321,10 +321,12 @@ class ReachTable:
         _, n, total, lengths, packed = kept
         if (
             type(n) is not int
-            or type(total) is not int
+            or n != len(order)
             or type(lengths) is not tuple
-            or len(lengths) != len(order)
+            or len(lengths) != n
             or not set(map(type, lengths)) <= _INT
+            or type(total) is not int
+            or total != sum(lengths)
             or type(packed) is not tuple
             or len(packed) != SHELVES
         ):
