@@ -265,6 +265,10 @@ def main() -> int:
             # Nothing hits: the fixed cost of a prompt in this home.
             "none": prompts["none"],
         }
+    if "import re\n" in Path(ABCD).read_text(errors="replace"):
+        # pip before 25.0 wrote console scripts that import `re` (and with it `enum`, `functools`
+        # and more) before the tool's first line: milliseconds of every figure below are that.
+        print(f"note: {ABCD} imports re (written by pip < 25.0); pip >= 25.0 and uv do not")
     crowd = f", {CROWD_SHARE:.0%} carrying {CROWD_WORD!r}" if args.crowd else ""
     print(f"hook: {args.notes:,} personal notes{crowd}, 200 project notes, 100 pages, 20 domains")
     for label, prompt in prompts.items():

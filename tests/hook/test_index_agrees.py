@@ -224,8 +224,77 @@ def test_the_stem_cache_changes_no_score_and_is_rewritten_only_when_something_is
         again = run("deploy the release", stems=second)
         second.save()
     assert _scores(plain) == _scores(cached) == _scores(again)
-    assert first.added == 6 and second.added == 0  # five items stemmed, the reach summed once
+    assert (
+        first.added == 6 and second.added == 0
+    )  # five items stemmed, the reach's table built once
     assert path.stat().st_mtime_ns == written and oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+@pytest.mark.parametrize(
+    "column, count, total",
+    [
+        ({0: "x"}, 0, 0),
+        ({"0": 1}, 0, 0),
+        ([1, 2], 0, 0),
+        (3, 0, 0),
+        (None, 1, 0),
+        (None, 0, 1),
+    ],
+    ids=[
+        "a weight not a number",
+        "a number not an int",
+        "a list",
+        "a number",
+        "a count off by one",
+        "a total off by one",
+    ],
+)
+def test_a_reach_table_kept_with_a_bad_column_or_figure_is_built_again_and_no_score_changes(
+    repo: Path, abcd_home: Path, column: object, count: int, total: int
+) -> None:
+    import marshal
+    import zlib
+
+    from abcd.recall.stemcache import SHELVES, cache_rel, shelf_of
+
+    (repo / ".abcd").mkdir()
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "notes": [
+                    {
+                        "id": f"mem-10000000000000{n:02d}",
+                        "title": f"deploy step {n}",
+                        "body": "release then deploy " * (n + 1),
+                        "recall": ["deploy"],
+                    }
+                    for n in range(4)
+                ],
+            }
+        )
+    )
+    home = Home.open(create=True)
+    assert home is not None
+    with home:
+        run = _Recaller(home, repo)
+        plain = run("deploy the release")
+        filling = run.cache()
+        run("deploy the release", stems=filling)
+        filling.save()
+        path = abcd_home / cache_rel(run.found.top, "reach")
+        stored = marshal.loads(path.read_bytes()[4:])
+        ident, n, length, lengths, shelves = stored["table"]
+        if column is not None:
+            shelves = [marshal.dumps({}) for _ in range(SHELVES)]
+            shelves[shelf_of("deploy")] = marshal.dumps({"deploy": column})
+        stored["table"] = (ident, n + count, length + total, lengths, tuple(shelves))
+        blob = marshal.dumps(stored)
+        path.write_bytes(zlib.crc32(blob).to_bytes(4, "little") + blob)
+        again = run.cache()
+        read = run("deploy the release", stems=again)
+    assert _scores(read) == _scores(plain)
+    assert again.added == 1  # the table built again from the kept forwards, none stemmed
 
 
 def test_the_session_sweep_removes_stale_stem_caches_too(abcd_home: Path) -> None:

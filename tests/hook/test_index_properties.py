@@ -71,7 +71,15 @@ def homes(
     home=homes(),
     prompt=prompts,
     scoring=st.sampled_from(
-        ["sparse", "dense", "note by note", "best first", "best first, sparse", "best first, tiny"]
+        [
+            "sparse",
+            "dense",
+            "dense, by itemgetter",
+            "note by note",
+            "best first",
+            "best first, sparse",
+            "best first, tiny",
+        ]
     ),
 )
 def test_the_hook_ranks_every_candidate_as_the_fold_does(
@@ -130,6 +138,8 @@ def _hook_agrees_with_the_fold(
             m.setattr(index, "DENSE_SHARE", 10**9)
         if scoring == "note by note":
             m.setattr(engine, "TERM_AT_A_TIME_MAX", 0)
+        if scoring == "dense, by itemgetter":  # weights gathered as for thousands of candidates
+            m.setattr(engine, "GATHER_FROM", 1)
         if scoring.startswith("best first"):  # ranked best first however few the candidates
             m.setattr(engine, "PRUNE_FROM", 1)
         if scoring == "best first, tiny":  # and in many small rounds, aiming a few places down
@@ -159,3 +169,46 @@ def _second_tier(outcome: engine.Outcome) -> list[tuple[str, tuple[float, float,
         for c in outcome.candidates
         if c.second is not None
     ]
+
+
+@st.composite
+def small_layers(draw: st.DrawFn) -> tuple[list[dict[str, object]], list[str]]:
+    """A crowd of project notes (alike ones often: same title, body and recall) and pages."""
+    notes = [
+        {"id": f"mem-2{k:015d}", "title": draw(text), "body": draw(text), "recall": draw(recall)}
+        for k in range(draw(st.integers(min_value=1, max_value=40)))
+    ]
+    pages = [
+        f"---\nrecall: [{', '.join(draw(recall))}]\nsummary: {draw(text)}\n---\n{draw(text)}\n"
+        for _ in range(draw(st.integers(min_value=0, max_value=8)))
+    ]
+    return notes, pages
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    home=homes(most=8),
+    layers=small_layers(),
+    prompt=text,
+    scoring=st.sampled_from(["dense", "best first"]),
+)
+def test_the_small_layers_ranked_from_the_reach_table_are_ranked_as_the_fold_ranks_them(
+    repo: Path,
+    home: tuple[list[Event], list[Event], list[dict[str, object]]],
+    layers: tuple[list[dict[str, object]], list[str]],
+    prompt: str,
+    scoring: str,
+) -> None:
+    first, late, _ = home
+    notes, pages = layers
+    folder = repo / ".abcd" / "memory"
+    folder.mkdir(parents=True, exist_ok=True)
+    for n, page in enumerate(pages):
+        (folder / f"ref_crowd_page{n}.md").write_text(page)
+    try:
+        _hook_agrees_with_the_fold(repo, (first, late, notes), prompt, scoring)
+    finally:
+        for path in folder.iterdir():
+            path.unlink()

@@ -77,7 +77,7 @@ class Shape:
         path = self.path(world)
         if not path:
             return hook_case(world, {}, stdin=data)
-        files = {p: b for p, b in world.caches.items() if p != path} if path in world.caches else {}
+        files = _caches_around(world, path) if path in world.caches else {}
         return hook_case(world, {**files, path: data})
 
 
@@ -91,6 +91,17 @@ def _at(*parts: str) -> Callable[[World], str]:
 
 def _cache(prefix: str) -> Callable[[World], str]:
     return lambda w: next(p for p in w.caches if Path(p).name.startswith(prefix))
+
+
+def _caches_around(world: World, path: str) -> dict[str, bytes]:
+    """The world's caches but the one at `path`, and but the reach's table when `path` holds the
+    forwards: they are read only to build a table that is not kept."""
+    forwards = Path(path).name.startswith("stems-")
+    return {
+        p: b
+        for p, b in world.caches.items()
+        if p != path and not (forwards and Path(p).name.startswith("reach-"))
+    }
 
 
 def _nothing(_: World) -> frozenset[str]:
@@ -152,6 +163,7 @@ SHAPES = [
     Shape("the memory.idx index", _at("memory.idx"), _nothing, NEVER, stride=3),
     Shape("the parsed cache", _cache("parsed-"), _nothing, NEVER, stride=3),
     Shape("the stem cache", _cache("stems-"), _nothing, NEVER, stride=3),
+    Shape("the reach's table", _cache("reach-"), _nothing, NEVER, stride=3),
     Shape("session lines", lambda w: w.session_file, _nothing, bad_lines, lambda w: w.session_file),
     Shape("fill lines", lambda w: w.fill_file, _nothing, bad_lines, lambda w: w.fill_file),
     Shape("the transcript", lambda w: str(w.transcript), _nothing, NEVER),
@@ -329,6 +341,26 @@ def _every(part: str, value: object) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def _table_kept_as(field: int, value: object) -> Callable[[dict[str, Any]], None]:
+    """The reach's table kept under its true digest, with `value` in place of one field (1: the
+    count, 3: the lengths, 4: the columns)."""
+
+    def change(stored: dict[str, Any]) -> None:
+        table = list(stored["table"])
+        table[field] = value
+        stored["table"] = tuple(table)
+
+    return change
+
+
+def _shelves(shelf: bytes) -> tuple[bytes, ...]:
+    """A reach's columns with `shelf` as the bytes of the shelf the prompt's `deploy` is on."""
+    from abcd.recall.stemcache import SHELVES, shelf_of
+
+    empty = marshal.dumps({})
+    return tuple(shelf if at == shelf_of("deploy") else empty for at in range(SHELVES))
+
+
 def _files_kept_as(value: object) -> Callable[[dict[str, Any]], None]:
     """Each parsed file kept under its true stat, with `value` as what was parsed."""
 
@@ -358,7 +390,17 @@ RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
     ("parsed-", lambda b: _reshaped(b, lambda s: s.update(ids=("x", 1)))),
     ("stems-", lambda b: _reshaped(b, _every("entries", 7))),
     ("stems-", lambda b: _reshaped(b, _every("entries", marshal.dumps([1, 2])))),
-    ("stems-", lambda b: _reshaped(b, lambda s: s.update(summary=("a", None, 3, 4)))),
+    ("reach-", lambda b: _reshaped(b, lambda s: s.update(table=("a", None, 3, 4)))),
+    ("reach-", lambda b: _reshaped(b, _table_kept_as(1, "many"))),
+    ("reach-", lambda b: _reshaped(b, _table_kept_as(3, ("long",)))),
+    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, {"deploy": marshal.dumps([1, 2])}))),
+    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, _shelves(b"\xff")))),
+    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, _shelves(marshal.dumps([1, 2]))))),
+    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, _shelves(marshal.dumps({"deploy": 3}))))),
+    (
+        "reach-",
+        lambda b: _reshaped(b, _table_kept_as(4, _shelves(marshal.dumps({"deploy": {0: "x"}})))),
+    ),
     ("memory.idx", _header([1, 2])),
     ("memory.idx", _header({"format": "x"})),
 ]
@@ -370,10 +412,10 @@ RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
 def test_a_cache_that_decodes_to_the_wrong_shape_is_read_around(
     world: World, tmp_path: Path, which: str, make: Callable[[bytes], bytes]
 ) -> None:
-    files = dict(world.caches)
     index = str(world.home / "memory.idx")
-    path = index if which == index[-len(which) :] else next(p for p in files if which in p)
-    files[path] = make(world.base[index] if path == index else files[path])
+    path = index if which == index[-len(which) :] else next(p for p in world.caches if which in p)
+    files = _caches_around(world, path)
+    files[path] = make(world.base[index] if path == index else world.caches[path])
     (result,) = world.run([hook_case(world, files)], tmp_path)
     check(SHAPES[0], world, b"{}", result)  # nothing owned by the caches may be lost
     assert back_of(result) == world.everything

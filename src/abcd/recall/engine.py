@@ -52,14 +52,18 @@ from abcd.trust.guarded import Checkout, CheckoutRefused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterator
+    from collections.abc import Callable, Collection, Iterable, Iterator
     from typing import Any, Protocol
 
     from abcd.recall.index import Forward as IndexForward
     from abcd.recall.index import Index, Record
     from abcd.recall.index import Term as IndexTerm
     from abcd.recall.second import Judged
-    from abcd.recall.stemcache import Forward, StemCache
+    from abcd.recall.stemcache import ReachTable, StemCache
+
+    # What a ranked candidate refers to: a small layer's item scored by `Corpus` (breakdown and
+    # all) or from the reach's table (the item), or an indexed machine note (its number).
+    Ranked = Scored | Item | int
 
     class Lazy(Protocol):
         """Where a candidate ranked without its text finds its item and per-term breakdown."""
@@ -305,26 +309,22 @@ def _suppress(items: list[Item], outcome: Outcome) -> list[Item]:
     return kept
 
 
-def _hits(item: Item, prompt: Prompt, term: Callable[[str], Term | None]) -> tuple[str, ...]:
-    """The item's recall words that hit the prompt (`term` gives a word's term)."""
-    found = []
-    for word in item.recall:
-        found_term = term(word)
-        if found_term is not None and prompt.hits(found_term):
-            found.append(word)
-    return tuple(found)
+class _Hits:
+    """Which of an item's recall words hit the prompt (`term` gives a word's term): each distinct
+    word of `items` is looked up once, then an item's words are filtered in C."""
 
+    def __init__(
+        self, items: list[Item], prompt: Prompt, term: Callable[[str], Term | None]
+    ) -> None:
+        words: set[str] = set().union(*(item.recall for item in items))
+        self.hitting = frozenset(
+            word for word in words if (found := term(word)) is not None and prompt.hits(found)
+        )
 
-def _memo_terms() -> Callable[[str], Term | None]:
-    """Each recall word's term, computed once for this recall."""
-    memo: dict[str, Term | None] = {}
-
-    def term(word: str) -> Term | None:
-        if word not in memo:
-            memo[word] = term_of(word)
-        return memo[word]
-
-    return term
+    def __call__(self, item: Item) -> tuple[str, ...]:
+        if self.hitting.isdisjoint(item.recall):
+            return ()
+        return tuple(filter(self.hitting.__contains__, item.recall))
 
 
 def _root(repo: Repo | None, ledger: Ledger | None, outcome: Outcome) -> str | None:
@@ -358,15 +358,15 @@ class _Reach(Corpus):
         indexed: IndexedNotes | None,
         groups: list[str],
         minus: list[IndexForward],
-        summary: tuple[int, int, dict[str, int]] | None = None,
+        table: ReachTable | None = None,
     ) -> None:
-        """`docs` are the small layers' items in reach, or with `summary` (their count, total
-        length and stem counts, from the stem cache) only those that will be scored."""
+        """`docs` are the small layers' items in reach, or, with `table` (their figures from the
+        stem cache), none."""
         super().__init__(docs)
         self._indexed, self._groups, self._minus = indexed, groups, minus
-        self._small_held = summary[2] if summary is not None else None
+        self._table = table
         self._held: dict[str, int] = {}
-        n, total = (summary[0], summary[1]) if summary is not None else (self.n, self.total)
+        n, total = (table.n, table.total) if table is not None else (self.n, self.total)
         if indexed is not None:
             figures = [indexed.index.groups.get(g, (0, 0)) for g in groups]
             n += sum(count for count, _ in figures) - len(minus)
@@ -385,8 +385,8 @@ class _Reach(Corpus):
         return {term: self._held[term] for term in terms}
 
     def _count(self, terms: Collection[str]) -> dict[str, int]:
-        small = self._small_held
-        found = super().holding(terms) if small is None else {t: small.get(t, 0) for t in terms}
+        table = self._table
+        found = super().holding(terms) if table is None else table.held(terms)
         if self._indexed is None:
             return found
         for group in self._groups:
@@ -569,12 +569,12 @@ def _recall(
     reach: list[Item] = []
     hitting: list[tuple[Item, tuple[str, ...]]] = []
     tied: list[tuple[Item, tuple[str, ...]]] = []
-    term = stems.term if stems is not None else _memo_terms()
+    hits_in = _Hits(items, prompt, stems.term if stems is not None else term_of)
     for item in items:
         if not item.recall:
             outcome.withheld.append((item, "no recall words"))
             continue
-        hits = _hits(item, prompt, term)
+        hits = hits_in(item)
         if item.root is not None:
             tied.append((item, hits))
             continue
@@ -600,12 +600,10 @@ def _recall(
         _take(outcome, ledger, blocks, iter(()))  # nothing to rank, nor to judge
         return outcome
     by_key = {item.key: item for item in reach}
-    summary = None
-    forwards: dict[str, Forward] = {}
+    table = None
     if stems is not None:
-        # The reach's figures from the cache, and the forwards of the items that will be scored.
-        summary = stems.summary(reach)
-        forwards = {item.key: stems.forward(item) for item, _ in hitting}
+        # The reach's figures and the prompt's columns, from the cache.
+        table = stems.table(reach, prompt.distinct)
         docs = {}
     else:
         # One pass over the reach's text (in C: translate, split, set difference) stems new words at once.
@@ -624,13 +622,13 @@ def _recall(
             record = indexed.index.record(held[note_id])
             if (record[4] or EVERYWHERE) in groups:
                 minus.append(indexed.index.forward(held[note_id]))
-    corpus = _Reach(list(docs.values()), indexed, groups, minus, summary)
+    corpus = _Reach(list(docs.values()), indexed, groups, minus, table)
     # The second tier (issue 16): items no recall word hit, judged on the prompt's content words.
     hit_keys = {item.key for item, _ in hitting}
     wide, wide_notes, outcome.second = widen(
         prompt,
         [item for item in reach if item.key not in hit_keys],
-        stems.forward_holding if stems is not None else forward_of,
+        (lambda item, _telling: table.forward(item)) if table is not None else forward_of,
         corpus.holding,
         corpus.n,
         corpus.avg_len,
@@ -643,18 +641,18 @@ def _recall(
         admitted = {item.key for item in wide}
         outcome.withheld = [(i, why) for i, why in outcome.withheld if i.key not in admitted]
         hitting += [(item, ()) for item in wide]
-        if stems is not None:
-            forwards.update({item.key: stems.forward(item) for item in wide})
     found |= wide_notes.keys()
     if not hitting and not found:
         _take(outcome, ledger, blocks, iter(()))
         return outcome
     hits_of = {item.key: hits for item, hits in hitting}
     small = _Small(corpus, prompt)
-    if stems is not None:
-        scored = small.score([item for item, _ in hitting], forwards)
+    scored: list[tuple[float, Scored | Item]]
+    if table is not None:
+        scored = small.score([item for item, _ in hitting], table)
     else:
-        scored = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
+        breakdowns = corpus.score([docs[item.key] for item, _ in hitting], prompt.distinct)
+        scored = [(s.score, s) for s in breakdowns]
     machine = None
     ranked_numbers: list[tuple[float, int]] = []
     best_first = None
@@ -666,17 +664,18 @@ def _recall(
             ranked_numbers = machine.score(sorted(found))
         outcome._open = indexed
 
-    def candidate(entry: tuple[float, Scored | int], rank: int) -> Candidate:
+    def candidate(entry: tuple[float, Ranked], rank: int) -> Candidate:
         score, ref = entry
         if isinstance(ref, int):
             assert machine is not None
             cand = Candidate(None, None, rank, None, (machine, ref), score)
             cand.second = wide_notes.get(ref)
-        elif stems is None:  # scored by `Corpus`, breakdown and all
+            return cand
+        if isinstance(ref, Scored):  # scored by `Corpus`, breakdown and all
             cand = Candidate(by_key[ref.key], ref, rank, hits_of[ref.key])
-        else:  # scored from its forward: the per-term breakdown is worked out if asked for
-            cand = Candidate(by_key[ref.key], None, rank, hits_of[ref.key], (small, ref.key), score)
-        if not isinstance(ref, int) and not hits_of[ref.key]:
+        else:  # scored from the reach's table: the per-term breakdown is worked out if asked for
+            cand = Candidate(ref, None, rank, hits_of[ref.key], (small, ref.key), score)
+        if not hits_of[ref.key]:
             cand.second = outcome.second.get(ref.key)
         return cand
 
@@ -692,28 +691,31 @@ def _recall(
 
 
 class _Small:
-    """The small layers' candidates scored from the stem cache's forwards (no stems decoded)."""
+    """The small layers' candidates scored from the stem cache's table of the reach (no stems
+    decoded but the prompt's)."""
 
     def __init__(self, corpus: _Reach, prompt: Prompt) -> None:
         self.corpus, self.prompt = corpus, prompt
 
-    def score(self, items: list[Item], forwards: dict[str, Forward]) -> list[Scored]:
-        """Each item's score, the very figure `Corpus.score` gives (terms added in sorted order)."""
-        query = frozenset(self.prompt.distinct)
-        present = {item.key: sorted(query.intersection(forwards[item.key][1])) for item in items}
-        holding = self.corpus.holding({term for terms in present.values() for term in terms})
-        n, avg = self.corpus.n, self.corpus.avg_len
-        idf_of = {term: idf(n, count) for term, count in holding.items()}
-        out = []
-        for item in items:
-            length, weights = forwards[item.key]
-            norm = K1 * (1.0 - B + B * length / avg)
-            total = 0.0
-            for term in present[item.key]:
-                w = weights[term]
-                total += idf_of[term] * w / (w + norm)
-            out.append(Scored(item.key, total, (), item.scope_rank, item.recency))
-        return out
+    def score(self, items: list[Item], table: ReachTable) -> list[tuple[float, Scored | Item]]:
+        """Each item's score, the very figure `Corpus.score` gives: term by term in sorted order
+        (the order `Corpus` adds an item's parts in), each holder's part added to its score."""
+        at = table.at
+        numbers = [at[item.stem_key or item.signature()] for item in items]
+        avg = self.corpus.avg_len
+        norms = [K1 * (1.0 - B + B * table.lengths[no] / avg) for no in numbers]
+        scores = [0.0] * len(items)
+        terms = sorted(table.columns)
+        n, holding = self.corpus.n, self.corpus.holding(terms)
+        for term in terms:
+            c = idf(n, holding[term])
+            scores = [
+                s + c * w / (w + norm) if w is not None else s
+                for s, w, norm in zip(
+                    scores, map(table.columns[term].get, numbers), norms, strict=True
+                )
+            ]
+        return list(zip(scores, items, strict=True))
 
     def item(self, key: str) -> tuple[Item, tuple[str, ...]]:
         raise AssertionError("a small layer's candidate carries its item")  # pragma: no cover
@@ -769,7 +771,7 @@ class _Machine:
         norm, are computed once. Then, term by term in the sorted order of
         their stems (the order `Corpus` adds them in), each note's part is
         added to its score: for a term many notes hold, in one pass over every
-        candidate's weight gathered from its dense postings (`itemgetter`, in
+        candidate's weight gathered from its dense postings (`map` or `itemgetter`, in
         C); for a rare one, only for the candidates among its holders. A note
         that lacks a term gets no part for it, as in `Corpus`. A prompt with
         more common terms than `TERM_AT_A_TIME_MAX` is scored note by note from
@@ -781,10 +783,14 @@ class _Machine:
         norms = [K1 * (1.0 - B + B * length / avg) for length in map(lengths.__getitem__, numbers)]
         if not self.can_prune():
             return self._note_by_note(numbers, norms, order, known, idf_of)
-        from operator import itemgetter  # only a prompt with indexed candidates needs it
-
         scores = [0.0] * len(numbers)
-        gather = itemgetter(*numbers) if len(numbers) > 1 else lambda column: (column[numbers[0]],)
+        gather: Callable[[Any], Iterable[int]]
+        if len(numbers) >= GATHER_FROM:
+            from operator import itemgetter  # a module to import: worth it only for many notes
+
+            gather = itemgetter(*numbers)
+        else:
+            gather = lambda column: map(column.__getitem__, numbers)  # noqa: E731
         position: dict[int, int] | None = None
         for stem in order:
             c = idf_of[stem]
@@ -849,6 +855,9 @@ class _Machine:
         return _breakdown(self.corpus, self.prompt, item)
 
 
+# From this many notes on, `_Machine.score` gathers a dense term's weights with `itemgetter` (its
+# module costs a fresh process a fraction of a millisecond to import; `map` is a little slower a note).
+GATHER_FROM = 4096
 # From this many machine candidates on, they are ranked best first (`_BestFirst`): below it,
 # scoring them all costs less than the rounds.
 PRUNE_FROM = 512
@@ -1016,11 +1025,11 @@ def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:
 
 
 def _ranked(
-    scored: list[Scored],
+    scored: list[tuple[float, Scored | Item]],
     machine_scores: list[tuple[float, int]],
     machine: _Machine | None,
     best_first: _BestFirst | None = None,
-) -> Iterator[tuple[float, Scored | int]]:
+) -> Iterator[tuple[float, Ranked]]:
     """Every candidate in rank order, lazily: `bm25f.rank`'s order, ties resolved only where they are.
 
     Scores within `TIE_EPSILON` of a group's top tie and break by scope,
@@ -1030,13 +1039,12 @@ def _ranked(
     bound on every candidate not yet scored, so no such candidate could be
     in it or above it, and the order is the one ranking every candidate gives.
     """
-    entries: list[tuple[float, Scored | int]] = [(s.score, s) for s in scored]
-    entries += machine_scores
+    entries: list[tuple[float, Ranked]] = [*scored, *machine_scores]
     if best_first is not None:
         entries += best_first.more(None)
     entries.sort(key=_first, reverse=True)
 
-    def keys(ref: Scored | int) -> tuple[int, str, str]:
+    def keys(ref: Ranked) -> tuple[int, str, str]:
         if isinstance(ref, int):
             assert machine is not None
             return machine.tie_keys(ref)

@@ -1,20 +1,23 @@
-"""What the repository layer costs to read, kept between prompts: two files in `<home>/cache/`.
+"""What the repository layer costs to read, kept between prompts: three files in `<home>/cache/`.
 
 Every prompt reads the project's notes and pages, checks each recall word
 against the prompt and, when something hits, ranks over all of them. Doing
 that from scratch parses every page, stems every recall word and every body,
-in a new process each prompt. This cache keeps four things, each keyed so
+in a new process each prompt. This cache keeps five things, each keyed so
 that a stale entry is never used:
 
 - **forwards**, by an item's content signature (a digest of its kind,
   layer, title, body and recall words: `Item.signature`), or for an item
   parsed from a file matched by stat (below) by that file's path and stat:
   its weighted length and the weighted count of each stem in it, what
-  ranking needs (each entry marshalled on its own, so a prompt decodes only
-  the items it scores), so an item is stemmed once per change of its text;
-  and, beside them, the summary ranking needs of the whole reach (how many
-  items, their total weighted length, how many hold each stem), under a
-  digest of the reach's keys;
+  ranking needs (each entry marshalled on its own), so an item is stemmed
+  once per change of its text;
+- **the reach's table**, under a digest of the reach's keys: the small layers
+  in reach as ranking reads them, column by column (how many items, their
+  total weighted length, each one's length, and for each stem the weighted
+  count of each item holding it, the columns on 64 shelves marshalled each on
+  its own), so a prompt decodes the shelves of its own stems and no item's
+  forward: how many items hold a stem is its column's length;
 - **terms**, by recall word: the word's term under the term rule (the file
   names the term rule's version, and another version's file is ignored);
 - **parsed files**, by the file's path under the repository (or the home's
@@ -32,10 +35,11 @@ that a stale entry is never used:
   are not looked up bucket by bucket on every prompt.
 
 Terms, parsed files and note numbers, needed by every prompt, are in `parsed-<digest>.marshal`;
-forwards and the summary, needed only by a prompt with something to rank, are
-in `stems-<digest>.marshal`, read on the first item ranked. The prompt hook,
+the reach's table, needed only by a prompt with something to rank, in
+`reach-<digest>.marshal`; the forwards, needed only to build a table, in
+`stems-<digest>.marshal`. The prompt hook,
 their only writer, rewrites a file (atomically, keeping only the entries the
-reach still holds) only when something in it was new. One pair per checkout (named
+reach still holds) only when something in it was new. One set per checkout (named
 by the digest of its top folder); the session-start sweep removes files
 untouched for 7 days. A cache that cannot be read is ignored,
 never trusted: it can only spare work, and holds nothing that is not in the
@@ -57,6 +61,7 @@ from abcd.session.files import CACHE_DIR
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
+    from collections.abc import Collection
     from typing import Any
 
     from abcd.recall.index import Index
@@ -64,7 +69,7 @@ if TYPE_CHECKING:
     from abcd.recall.terms import Term
     from abcd.trust.guarded import Home
 
-FORMAT = 5  # 5: a page's recency is its frontmatter date, no longer its mtime
+FORMAT = 6  # 6: the reach kept as a table of columns (5: a page's recency from its frontmatter)
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024
 # A file modified this close to its read may change again within one timestamp tick (a coarse
@@ -73,6 +78,16 @@ RACY_NS = 2_000_000_000
 
 Forward = tuple[int, dict[str, int]]
 """An item as ranking needs it: its weighted length and each stem's weighted count."""
+KeptTable = tuple[str, int, int, tuple[int, ...], tuple[bytes, ...]]
+"""A reach's table as kept: its digest, count, total length, each item's length and the stems'
+columns on `SHELVES` shelves (each marshalled: a prompt decodes only the shelves of its stems)."""
+# The columns of a reach's table are kept on this many shelves, a stem's by a CRC-32 of it.
+SHELVES = 64
+
+
+def shelf_of(stem: str) -> int:
+    """The shelf a stem's column is kept on."""
+    return crc32(stem.encode("utf-8", "surrogatepass")) % SHELVES
 
 
 def forward_of(item: Item) -> Forward:
@@ -99,8 +114,9 @@ class StemCache:
         self.home = home
         self.rel = cache_rel(top)
         self.parsed_rel = cache_rel(top, "parsed")
+        self.reach_rel = cache_rel(top, "reach")
         self._entries: dict[str, bytes] | None = None
-        self._summary: tuple[str, int, int, dict[str, int]] | None = None
+        self._table: KeptTable | None = None
         self.reach_keys: set[str] | None = None
         self.used: dict[str, bytes] = {}
         self.terms_used: dict[str, Term | None] = {}
@@ -143,8 +159,6 @@ class StemCache:
         if self._entries is None:
             stored = self._read(self.rel)
             self._entries = stored.get("entries", {})
-            summary = stored.get("summary")
-            self._summary = summary if isinstance(summary, tuple) and len(summary) == 4 else None
         return self._entries
 
     def forward(self, item: Item) -> Forward:
@@ -159,43 +173,42 @@ class StemCache:
         self.used[key] = blob
         return forward
 
-    def forward_holding(self, item: Item, words: frozenset[str]) -> Forward | None:
-        """The item's forward, or `None` when its kept forward holds none of `words`.
+    def table(self, items: list[Item], query: frozenset[str]) -> ReachTable:
+        """The small layers in reach (`items`) as ranking needs them, with the columns of the
+        stems in `query` decoded: their count, total weighted length, each one's length and,
+        stem by stem, each holder's weighted count.
 
-        The kept blob is searched for each word's UTF-8 bytes first (in C;
-        `marshal` keeps a string's bytes whole), so the second tier decodes
-        only the items that may hold one (issue 16). A blob holding the bytes
-        inside a longer stem is decoded, and the caller checks the stems.
-        """
-        key = item.stem_key or item.signature()
-        blob = self.used.get(key) or self.entries.get(key)
-        if blob is not None and not any(word.encode("utf-8") in blob for word in words):
-            return None
-        return self.forward(item)
-
-    def summary(self, items: list[Item]) -> tuple[int, int, dict[str, int]]:
-        """`(n, total weighted length, stem -> items holding it)` over `items` (the small layers in reach).
-
-        Kept with the forwards under a digest of the items' keys, so a prompt
-        whose reach is the one an earlier prompt summed reads three figures
-        and a table instead of every item.
+        Kept under a digest of the items' keys, so a prompt whose reach is the
+        one an earlier prompt saw reads a table and the columns of its own
+        stems instead of every item's forward; a reach seen for the first time
+        (or a table that does not decode) is built from the forwards and kept.
         """
         keys = [item.stem_key or item.signature() for item in items]
-        ident = sha256_hex("\n".join(sorted(keys)).encode("utf-8"))[:32]
+        order = sorted(keys)
+        ident = sha256_hex("\n".join(order).encode("utf-8"))[:32]
         self.reach_keys = set(keys)
-        self.entries  # noqa: B018 (reads the stored summary)
-        if self._summary is not None and self._summary[0] == ident:
-            return self._summary[1], self._summary[2], self._summary[3]
-        total = 0
-        held: dict[str, int] = {}
-        for item in items:
-            length, weights = self.forward(item)
-            total += length
-            for stem in weights:
-                held[stem] = held.get(stem, 0) + 1
-        self._summary = (ident, len(items), total, held)
+        kept = self._read(self.reach_rel).get("table")
+        if type(kept) is tuple and len(kept) == 5 and kept[0] == ident:
+            table = ReachTable.of(order, kept, query)
+            if table is not None:
+                return table
+        forwards = dict(zip(keys, map(self.forward, items), strict=True))
+        lengths: list[int] = []
+        columns: dict[str, dict[int, int]] = {}
+        for at, key in enumerate(order):
+            length, weights = forwards[key]
+            lengths.append(length)
+            for stem, w in weights.items():
+                columns.setdefault(stem, {})[at] = w
+        shelves: list[dict[str, dict[int, int]]] = [{} for _ in range(SHELVES)]
+        for stem, column in columns.items():
+            shelves[shelf_of(stem)][stem] = column
+        packed = tuple(marshal.dumps(shelf) for shelf in shelves)
+        self._table = (ident, len(items), sum(lengths), tuple(lengths), packed)
         self.added += 1
-        return len(items), total, held
+        table = ReachTable.of(order, self._table, query)
+        assert table is not None  # just built
+        return table
 
     def term(self, word: str) -> Term | None:
         """The recall word's term (`None`: it holds no word), from the cache when seen before."""
@@ -249,7 +262,9 @@ class StemCache:
             entries.update(self.used)
             if self.reach_keys is not None:  # only what the reach still holds
                 entries = {key: entries[key] for key in self.reach_keys if key in entries}
-            self._write(self.rel, {"entries": entries, "summary": self._summary})
+            self._write(self.rel, {"entries": entries})
+            if self._table is not None:
+                self._write(self.reach_rel, {"table": self._table})
         if self.added_parsed:
             # A prompt that looked no word up (the kill switch) keeps the words it did not look at.
             parsed = {
@@ -275,6 +290,83 @@ class StemCache:
             self.home.write_atomic(rel, crc32(blob).to_bytes(4, "little") + blob)
         except (AbcdError, OSError):
             pass  # a cache not written costs the next prompt some work, nothing else
+
+
+class ReachTable:
+    """The small layers in reach, column by column: what ranking their candidates reads.
+
+    Items are numbered by the sorted order of their keys (an item's number is
+    where its key stands); `lengths[no]` is its weighted length, and a
+    decoded column maps the number of each item holding the stem to its
+    weighted count. Only the prompt's stems are decoded.
+    """
+
+    __slots__ = ("at", "columns", "lengths", "n", "total")
+
+    def __init__(
+        self,
+        order: list[str],
+        n: int,
+        total: int,
+        lengths: tuple[int, ...],
+        columns: dict[str, dict[int, int]],
+    ) -> None:
+        self.at = {key: no for no, key in enumerate(order)}
+        self.n, self.total, self.lengths, self.columns = n, total, lengths, columns
+
+    @classmethod
+    def of(cls, order: list[str], kept: KeptTable, query: frozenset[str]) -> ReachTable | None:
+        """The kept table with `query`'s columns decoded, or `None` when it does not decode to one
+        of `order` (a damaged cache is rebuilt, never believed)."""
+        _, n, total, lengths, packed = kept
+        if (
+            type(n) is not int
+            or n != len(order)
+            or type(lengths) is not tuple
+            or len(lengths) != n
+            or not set(map(type, lengths)) <= _INT
+            or type(total) is not int
+            or total != sum(lengths)
+            or type(packed) is not tuple
+            or len(packed) != SHELVES
+        ):
+            return None
+        columns: dict[str, dict[int, int]] = {}
+        shelves: dict[int, Any] = {}
+        try:
+            for stem in query:
+                at = shelf_of(stem)
+                shelf = shelves.get(at)
+                if shelf is None:
+                    shelf = shelves[at] = marshal.loads(packed[at])
+                    if type(shelf) is not dict:
+                        return None
+                column = shelf.get(stem)
+                if column is None:
+                    continue
+                if (
+                    type(column) is not dict
+                    or not set(map(type, column)) | set(map(type, column.values())) <= _INT
+                ):
+                    return None
+                columns[stem] = column
+        except (ValueError, EOFError, TypeError):
+            return None
+        return cls(order, n, total, lengths, columns)
+
+    def forward(self, item: Item) -> Forward:
+        """The item's weighted length and its counts of the decoded stems (the prompt's): all the
+        second tier reads of an item in reach (issue 16)."""
+        no = self.at[item.stem_key or item.signature()]
+        return self.lengths[no], {stem: col[no] for stem, col in self.columns.items() if no in col}
+
+    def held(self, terms: Collection[str]) -> dict[str, int]:
+        """How many items in reach hold each of `terms` (each one of the prompt's stems)."""
+        columns = self.columns
+        return {t: len(columns[t]) if t in columns else 0 for t in terms}
+
+
+_INT = {int}
 
 
 _PARTS = ("entries", "words", "files")
