@@ -17,7 +17,6 @@ from abcd.errors import AbcdError, Refused
 from abcd.gate import judge_note, judge_stamps, load_private_names
 from abcd.journal import store
 from abcd.journal.events import Event, NoteAdded, NoteRemoved, Origin
-from abcd.journal.view import Note, View
 from abcd.notes.ids import Minter
 from abcd.notes.limits import Draft, check_note_id
 from abcd.notes.project import ProjectNote, read_project_notes
@@ -119,8 +118,8 @@ def add_notes(
     be written after it goes into `warnings`, never into an exception.
     """
 
-    def plan(view: View) -> list[Event]:
-        minter = Minter({n.id for n in view.notes} | set(view.removed))
+    def plan(known: store.Known) -> list[Event]:
+        minter = Minter(_Taken(known))
         events: list[Event] = []
         for item in judged:
             note_id = minter.mint()
@@ -138,8 +137,21 @@ def add_notes(
             )
         return events
 
-    _, records = store.append(plan, projections=PROJECTIONS, warnings=warnings)
+    records = store.append_records(plan, projections=PROJECTIONS, warnings=warnings)
     return [r.event.id for r in records if isinstance(r.event, NoteAdded)]
+
+
+class _Taken(set[str]):
+    """The ids a batch may not mint: those it minted, and every id the journal ever used."""
+
+    def __init__(self, known: store.Known) -> None:
+        super().__init__()
+        self._known = known
+
+    def __contains__(self, note_id: object) -> bool:
+        return super().__contains__(note_id) or (
+            isinstance(note_id, str) and self._known.used(note_id)
+        )
 
 
 def remove_note(
@@ -149,36 +161,44 @@ def remove_note(
     session: str | None,
     cwd: Path | None = None,
     warnings: list[str] | None = None,
-) -> Note:
+) -> Removed:
     """Append `NoteRemoved`; a project note or an unknown id is refused."""
     check_note_id(note_id)
     repo = find_repo(cwd)
-    removed: list[Note] = []
+    titles: list[str] = []
 
-    def refusal(view: View) -> Refused:
+    def refusal(was_removed: bool) -> Refused:
         if any(n.id == note_id for n in _project_notes_quiet(repo)):
             return Refused(
                 "project note",
                 message=f"refused: {note_id} is in the project's file (.abcd/memory.json); "
                 "remove it there in a reviewed change",
             )
-        if note_id in view.removed:
+        if was_removed:
             return Refused("already removed", message=f"refused: {note_id} was already removed")
         return Refused("unknown id", message=f"refused: no note {note_id}")
 
-    def plan(view: View) -> list[Event]:
-        for note in view.notes:
-            if note.id == note_id:
-                removed.append(note)
-                return [NoteRemoved(id=note_id, removed_by=removed_by, session=session)]
-        raise refusal(view)
+    def plan(known: store.Known) -> list[Event]:
+        title = known.title(note_id)
+        if title is None:
+            raise refusal(known.removed(note_id))
+        titles.append(title)
+        return [NoteRemoved(id=note_id, removed_by=removed_by, session=session)]
 
     home = Home.open()
     if home is None:  # nothing to remove, and a refusal creates nothing
-        raise refusal(View())
+        raise refusal(False)
     home.close()
-    store.append(plan, projections=PROJECTIONS, warnings=warnings)
-    return removed[0]
+    store.append_records(plan, projections=PROJECTIONS, warnings=warnings)
+    return Removed(note_id, titles[0])
+
+
+@dataclass(frozen=True)
+class Removed:
+    """The note a removal took out of the view: its id and title, as the command says them."""
+
+    id: str
+    title: str
 
 
 def _project_notes_quiet(repo: Repo | None) -> tuple[ProjectNote, ...]:
