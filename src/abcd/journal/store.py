@@ -941,6 +941,10 @@ def rebuild(
             cp = old.journal
             if not segs.holds(cp.segment, cp.offset, cp.head):
                 raise locate_break(home, segs)
+            try:  # what readers saw: the view with the lines past it folded in
+                old, _, _ = fold_from(segs, old)
+            except JournalBroken:
+                raise locate_break(home, segs) from None
         try:
             view, _, _ = fold_from(segs, EMPTY_VIEW, on_bytes=on_bytes)
         except JournalBroken:
