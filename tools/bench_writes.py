@@ -117,8 +117,25 @@ def _rate(home: Path, count: int, tag: str) -> float:
     return count / float(out)
 
 
+def bare_rate(folder: Path, count: int) -> float:
+    """The disk's own ceiling: `count` appends of a journal-sized line, each `fsync`ed."""
+    fd = os.open(folder / "bare", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    line = b"x" * 500 + b"\n"
+    start = time.perf_counter()
+    for _ in range(count):
+        os.write(fd, line)
+        os.fsync(fd)
+    elapsed = time.perf_counter() - start
+    os.close(fd)
+    return count / elapsed
+
+
 def bench_appends(count: int, procs: int = 4) -> None:
     scratch = Path(tempfile.mkdtemp())
+    print(
+        f"append: the disk's ceiling, {count:,} bare 500-byte writes each with fsync: "
+        f"{bare_rate(scratch, count):,.0f}/s"
+    )
     single = _rate(scratch / "one", count, "1000")
     print(
         f"append: one process, {count:,} single-event appends with fsync into an empty home: "

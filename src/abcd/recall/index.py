@@ -631,10 +631,10 @@ def index_usable(home: Home) -> bool:
         head = os.pread(opened[0], VIEW_HEAD_BYTES, 0)
     finally:
         os.close(opened[0])
-    return _named_index(home, head, file_stamp(opened[1])) == stamp
+    return named_index_stamp(home, head, file_stamp(opened[1])) == stamp
 
 
-def _named_index(home: Home, view_head: bytes, view_stamp: str) -> str | None:
+def named_index_stamp(home: Home, view_head: bytes, view_stamp: str) -> str | None:
     """The stamp of the index the view's writer (or the head line beside it) names."""
     from abcd.digest import view_index_stamp
     from abcd.journal.head import head_beside, view_checkpoint
@@ -645,8 +645,10 @@ def _named_index(home: Home, view_head: bytes, view_stamp: str) -> str | None:
 
 
 def project_index(home: Home, view: Any) -> None:
-    """The journal writer's projection: the index of the view it just wrote, at the same checkpoint,
-    unless the index on disk trails that view by fewer than `INDEX_LAG_EVENTS` events.
+    """The projection of a writer that writes the view whole (no head line named the view: see
+    `abcd.journal.head`): the index of that view, at the same checkpoint, unless the index on
+    disk trails it by fewer than `INDEX_LAG_EVENTS` events. Other writers leave both caches to
+    the compaction (`abcd.journal.compact`).
 
     A trailing index is never wrong: readers fold the journal past its
     checkpoint and take those notes as they take the project's. Writing it

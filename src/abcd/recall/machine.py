@@ -22,7 +22,6 @@ from abcd.digest import (
     file_stamp,
     sha256_hex,
     view_digest_matches,
-    view_index_stamp,
     view_segments_stamp,
 )
 from abcd.errors import RECOVERY_HINT, CorruptFile, JournalBroken
@@ -250,7 +249,7 @@ class IndexedNotes:
     """
 
     def __init__(self, home: Home) -> None:
-        from abcd.recall.index import Index, IndexChanged, IndexUnusable
+        from abcd.recall.index import Index, IndexChanged, IndexUnusable, named_index_stamp
 
         opened = home.open_file(VIEW_FILE)  # the view's trust checks hold here too
         head = b""
@@ -266,8 +265,7 @@ class IndexedNotes:
         self.gone: set[str] = set()
         try:
             view_cp = view_checkpoint(head)
-            beside = None if view_cp is None else head_beside(home, view_stamp, view_cp[2])
-            stamp = view_index_stamp(head) if beside is None else beside.index
+            stamp = named_index_stamp(home, head, view_stamp)
             if stamp != file_stamp(os.fstat(self.index.fd)):
                 if stamp is None or stamp == NO_INDEX_STAMP:
                     raise IndexUnusable("the view names no index")  # written before stamps
