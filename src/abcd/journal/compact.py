@@ -38,26 +38,34 @@ COMPACT_LOCK = ".compact"
 INLINE_BYTES = 256 * 1024
 
 
-@contextmanager
-def _only_one(segs: Segments) -> Iterator[bool]:
-    """Whether this process holds `journal/.compact` (one compaction at a time)."""
+def _try_lock(segs: Segments) -> int | None:
+    """A descriptor holding `journal/.compact` (one compaction at a time), or `None` if held."""
     import fcntl
 
     assert segs.dfd is not None
     flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = open_at(COMPACT_LOCK, flags, FILE_MODE, segs.dfd)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
         os.close(fd)
+        return None
+    return fd
 
 
-def compact(home_path: str | os.PathLike[str] | None = None) -> bool:
+@contextmanager
+def _only_one(segs: Segments, held: int | None) -> Iterator[bool]:
+    """Whether this process holds `journal/.compact`: `held` is a descriptor on it, locked by the
+    writer that started this process and handed down (so no second one starts meanwhile)."""
+    fd = held if held is not None else _try_lock(segs)
+    try:
+        yield fd is not None
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def compact(home_path: str | os.PathLike[str] | None = None, held: int | None = None) -> bool:
     """Fold the view and build the index outside the lock, swap them in under it; whether it did.
 
     A break (the journal no longer holds a witness) raises, named as
@@ -70,7 +78,7 @@ def compact(home_path: str | os.PathLike[str] | None = None) -> bool:
     with home, Segments(home) as segs:
         if segs.dfd is None:
             return False
-        with _only_one(segs) as mine:
+        with _only_one(segs, held) as mine:
             if not mine:
                 return False
             before = _view_stamp(home)
@@ -108,26 +116,28 @@ def compact_soon(home: Home, view_bytes: int, warnings: list[str] | None) -> Non
     with Segments(home) as segs:
         if segs.dfd is None:
             return
-        with _only_one(segs) as free:
-            if not free:
-                return  # one is running: the next writer asks again
+        fd = _try_lock(segs)
+    if fd is None:
+        return  # one is running: the next writer past the bound asks again
     try:
         subprocess.Popen(
-            [sys.executable, "-m", "abcd.journal.compact", home.path],
+            [sys.executable, "-m", "abcd.journal.compact", home.path, str(fd)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
-            close_fds=True,
+            pass_fds=(fd,),  # the child holds the lock from here on
         )
     except OSError as err:
         if warnings is not None:
             warnings.append(f"the view was not compacted ({err.strerror}); readers fold the rest")
+    finally:
+        os.close(fd)
 
 
 def main(argv: list[str]) -> int:
     try:
-        compact(argv[1] if len(argv) > 1 else None)
+        compact(argv[1] if len(argv) > 1 else None, int(argv[2]) if len(argv) > 2 else None)
     except (AbcdError, OSError) as err:
         print(f"abcd: compaction: {err}", file=sys.stderr)
         return 1
