@@ -111,7 +111,11 @@ def read_head(home: Home) -> Head | None:
 def head_beside(home: Home, view_stamp: str, view_seq: int) -> Head | None:
     """The head line when it goes with the view whose stamp is `view_stamp` and is at or past its
     checkpoint (`view_seq`); else `None`, and the view's own stamps serve."""
-    head = read_head(home)
+    return beside(read_head(home), view_stamp, view_seq)
+
+
+def beside(head: Head | None, view_stamp: str, view_seq: int) -> Head | None:
+    """`head` when it goes with the view whose stamp is `view_stamp` (see `head_beside`)."""
     if head is None or head.view != view_stamp or head.checkpoint[2] < view_seq:
         return None
     return head

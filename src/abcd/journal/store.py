@@ -56,6 +56,7 @@ from abcd.journal.head import (
     COMPACT_AFTER,
     HEAD_FILE,
     Head,
+    beside,
     head_beside,
     read_head,
     view_checkpoint,
@@ -179,7 +180,7 @@ def index_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
         index.close()
 
 
-def hold_to_witnesses(home: Home, segs: Segments) -> int | None:
+def hold_to_witnesses(home: Home, segs: Segments, head: Head | None = None) -> int | None:
     """Refuse a journal that no longer holds the checkpoint the recall index or the head line
     recorded; return the index's seq (`None` without a usable index).
 
@@ -192,7 +193,7 @@ def hold_to_witnesses(home: Home, segs: Segments) -> int | None:
     along with the edit, and the head line (`abcd.journal.head`) witnesses
     the lines past the view's checkpoint, the last of which nothing else does.
     """
-    head = read_head(home)
+    head = head or read_head(home)
     if head is not None and head.checkpoint[2]:
         segment, offset, _, hashed = head.checkpoint
         if not segs.holds(segment, offset, hashed):
@@ -575,12 +576,13 @@ def bounded(view: View) -> bytes:
     return encoded
 
 
-def open_for_write(home: Home, segs: Segments) -> int | None:
+def open_for_write(home: Home, segs: Segments) -> tuple[int | None, Head | None]:
     """Under the lock: cut what a dead writer left, and hold the journal to its witnesses;
-    return the recall index's seq (`None` without a usable index)."""
+    return the recall index's seq (`None` without a usable index) and the head line."""
     repair_pending(segs)
     repair_torn_tail(segs)
-    return hold_to_witnesses(home, segs)
+    head = read_head(home)
+    return hold_to_witnesses(home, segs, head), head
 
 
 class Known:
@@ -697,7 +699,7 @@ class _Base:
     last_at: str
 
 
-def _fast_base(home: Home, segs: Segments) -> _Base | None:
+def _fast_base(home: Home, segs: Segments, line: Head | None) -> _Base | None:
     """The journal's end, held to its witnesses, when the head line names the view on disk;
     `None` when it does not (the view is then read whole)."""
     opened = home.open_file(VIEW_FILE)
@@ -710,7 +712,7 @@ def _fast_base(home: Home, segs: Segments) -> _Base | None:
         os.close(fd)
     if view_cp is None or not view_cp[2]:
         return None
-    head = head_beside(home, file_stamp(st), view_cp[2])
+    head = beside(line, file_stamp(st), view_cp[2])
     if head is None:
         return None
     # The view is the one a writer left (its change time says so): its digest was true then.
@@ -807,8 +809,8 @@ def append_records(
     home = Home.open(home_path, create=True)
     assert home is not None
     with home, Segments(home, create=True) as segs, journal_lock(segs):
-        index_seq = open_for_write(home, segs)
-        base = _fast_base(home, segs)
+        index_seq, line = open_for_write(home, segs)
+        base = _fast_base(home, segs, line)
         if base is None:
             return _append_whole(home, segs, plan, projections, warnings)
         known = Known(home, segs, base.head.index)
