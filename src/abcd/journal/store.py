@@ -85,6 +85,10 @@ from abcd.journal.view import (
 from abcd.trust import Home
 from abcd.trust.guarded import open_at
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from abcd.recall.index import Index
+
 VIEW_FILE = "memory.json"
 _APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -603,6 +607,13 @@ class Known:
         self._lookup: _IndexLookup | None = None
         self._tried = False
 
+    @classmethod
+    def of_view(cls, home: Home, segs: Segments, view: View) -> Known:
+        """What a plan knows when the writer has read the view whole anyway."""
+        known = cls(home, segs, None)
+        known._view = view
+        return known
+
     @property
     def view(self) -> View:
         """The whole current view (a full read: for plans that need every note)."""
@@ -610,45 +621,44 @@ class Known:
             self._view = _load(self._home, self._segs, writer=True).view
         return self._view
 
-    def _index(self) -> _IndexLookup | None:
+    def _state(self, note_id: str) -> str | bool | None:
+        """The live note's title, `False` for a removed id, `None` for an id never used."""
         if not self._tried:
             self._tried = True
             if self._view is None and self._index_stamp is not None:
                 self._lookup = _IndexLookup.open(self._home, self._segs, self._index_stamp)
-        return self._lookup
+            if self._lookup is None:  # the view, read once into a table
+                view = self.view
+                trail: dict[str, str | bool] = dict.fromkeys(view.removed, False)
+                trail.update((n.id, n.title) for n in view.notes)
+                self._lookup = _IndexLookup(None, trail)
+        assert self._lookup is not None
+        return self._lookup.state(note_id)
 
     def used(self, note_id: str) -> bool:
         """Whether the id names a note, live or removed, anywhere in the journal."""
-        lookup = self._index()
-        if lookup is not None:
-            return lookup.state(note_id) is not None
-        view = self.view
-        return note_id in view.removed or any(n.id == note_id for n in view.notes)
+        return self._state(note_id) is not None
 
     def title(self, note_id: str) -> str | None:
         """The title of the live note with this id, or `None`."""
-        lookup = self._index()
-        if lookup is not None:
-            state = lookup.state(note_id)
-            return state if isinstance(state, str) else None
-        return next((n.title for n in self.view.notes if n.id == note_id), None)
+        state = self._state(note_id)
+        return state if isinstance(state, str) else None
 
     def removed(self, note_id: str) -> bool:
-        lookup = self._index()
-        if lookup is not None:
-            return lookup.state(note_id) is False
-        return note_id in self.view.removed
+        """Whether the id named a note that was removed."""
+        return self._state(note_id) is False
 
 
 class _IndexLookup:
-    """Ids through the recall index and the journal lines past its checkpoint."""
+    """Ids through the recall index (when there is one) and a table of the rest."""
 
-    def __init__(self, index: object, titles: dict[str, str | bool]) -> None:
+    def __init__(self, index: Index | None, table: dict[str, str | bool]) -> None:
         self.index = index
-        self.trail = titles  # id -> title (added past the index) or False (removed past it)
+        self.table = table  # id -> title (live) or False (removed), past the index
 
     @classmethod
     def open(cls, home: Home, segs: Segments, stamp: str) -> _IndexLookup | None:
+        """Through the index the head line names and the journal lines past its checkpoint."""
         from abcd.recall.index import Index, IndexUnusable
 
         try:
@@ -659,31 +669,29 @@ class _IndexLookup:
             index.close()
             return None
         segment, offset, seq, head = index.checkpoint
-        trail: dict[str, str | bool] = {}
+        table: dict[str, str | bool] = {}
         try:
             lines = segs.lines(segment, offset) if seq else segs.lines()
             for _, record in walk(lines, head if seq else ZERO_HASH, seq):
                 event = record.event
                 if isinstance(event, NoteAdded):
-                    trail[event.id] = event.title
+                    table[event.id] = event.title
                 elif isinstance(event, NoteRemoved):
-                    trail[event.id] = False
+                    table[event.id] = False
         except JournalBroken:
             index.close()
             raise locate_break(home, segs) from None
-        return cls(index, trail)
+        return cls(index, table)
 
     def state(self, note_id: str) -> str | bool | None:
-        """The live note's title, `False` for a removed id, `None` for an id never used."""
-        if note_id in self.trail:
-            return self.trail[note_id]
-        index = self.index
-        no = index.knows((note_id,)).get(note_id)  # type: ignore[attr-defined]
+        if note_id in self.table or self.index is None:
+            return self.table.get(note_id)
+        no = self.index.knows((note_id,)).get(note_id)
         if no is None:
             return None
         if no < 0:
             return False
-        title: str = index.record(no)[1]  # type: ignore[attr-defined]
+        title: str = self.index.record(no)[1]
         return title
 
 
@@ -864,9 +872,7 @@ def _append_whole(
 ) -> list[Record]:
     """The append when no head line goes with the view: the view is read and written whole."""
     loaded = _load(home, segs, writer=True)
-    known = Known(home, segs, None)
-    known._view = loaded.view
-    events = plan(known)
+    events = plan(Known.of_view(home, segs, loaded.view))
     if not events:
         if loaded.stale:
             _project(home, loaded.view, None, projections, warnings)
