@@ -13,7 +13,12 @@ takes the lock only to swap them in: it checks the journal still holds the
 checkpoint it folded to and that nobody replaced the view in between, writes
 the index and the view, and a head line for the journal's end (the lines
 appended during the build trail the new view, as any do). One compaction at
-a time: a second one finds `journal/.compact` locked and leaves.
+a time: the writer locks `journal/.compact` and hands the locked descriptor
+to the process it starts (so the appends that follow, still past the bound,
+start no other); a writer or a compaction that finds it locked leaves, and
+the next writer past the bound asks again. A compaction's failure is not
+reported (nobody waits for it): readers fold what the caches lack, and
+`abcd journal rebuild` or `verify` say what is wrong.
 """
 
 from __future__ import annotations
