@@ -153,6 +153,17 @@ def sentence(rng: random.Random, n: int) -> str:
     return " ".join(pool)
 
 
+def settle(home: Path) -> None:
+    """Compact the view and the index up to the journal's end, as the writers' compaction would,
+    waiting out one a writer started (a home measured right after it was built)."""
+    import time
+
+    from abcd.journal.compact import compact
+
+    while not compact(home):
+        time.sleep(0.2)
+
+
 def build(root: Path, notes: int, crowd: bool = False) -> tuple[Path, Path]:
     rng = random.Random(7)
     home, repo = root / "home", root / "project"
@@ -178,10 +189,11 @@ def build(root: Path, notes: int, crowd: bool = False) -> tuple[Path, Path]:
     from abcd.recall.index import project_index
 
     def plan_of(chunk: list[NoteAdded]) -> Callable[[object], list[NoteAdded]]:
-        return lambda _view: chunk
+        return lambda _known: chunk
 
     for start in range(0, notes, 5000):
-        store.append(plan_of(batch[start : start + 5000]), projections=(project_index,))
+        store.append_records(plan_of(batch[start : start + 5000]), projections=(project_index,))
+    settle(home)
     abcd = repo / ".abcd"
     (abcd / "memory").mkdir(parents=True)
     project = [

@@ -86,7 +86,7 @@ def note(n):
 start = time.perf_counter()
 for n in range(0, count, batch):
     events = [note(m) for m in range(n, min(n + batch, count))]
-    store.append(lambda _v, events=events: events)
+    store.append_records(lambda _known, events=events: events)
 print(time.perf_counter() - start)
 """
 

@@ -49,7 +49,7 @@ def test_a_torn_last_line_is_ignored_and_repaired(abcd_home: Path) -> None:
     append(added(note_id(9)))
     lines = segment(abcd_home).read_bytes().splitlines()
     assert len(lines) == 4 and json.loads(lines[-1])["seq"] == 4
-    assert [n.id for n in read_view(abcd_home).notes][-1] == note_id(9)
+    assert [n.id for n in current(abcd_home).view.notes][-1] == note_id(9)
 
 
 def test_a_reader_folds_lines_past_the_checkpoint_without_writing(abcd_home: Path) -> None:
@@ -123,7 +123,7 @@ def test_segments_roll_at_the_fixed_size_and_the_chain_runs_across_them(
 def test_a_removed_note_leaves_the_view_and_stays_in_the_journal(abcd_home: Path) -> None:
     append_adds(2)
     append(removed(note_id(0)))
-    view = read_view(abcd_home)
+    view = current(abcd_home).view
     assert [n.id for n in view.notes] == [note_id(1)]
     assert view.removed == (note_id(0),)
     assert len(segment(abcd_home).read_bytes().splitlines()) == 3

@@ -25,17 +25,25 @@ def _notes(abcd: Run) -> list[str]:
     return [n["id"] for n in json.loads(listed.out)["notes"]]
 
 
-def test_a_note_that_landed_is_a_success_even_when_the_index_cannot_be_written(
-    repo: Path, abcd: Run, abcd_home: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    ("cache", "said"),
+    [
+        ("memory.idx", "warning: written, but recall index not written"),
+        ("memory.head", "memory.head: cannot write"),
+    ],
+)
+def test_a_note_that_landed_is_a_success_even_when_a_cache_cannot_be_written(
+    repo: Path, abcd: Run, abcd_home: Path, tmp_path: Path, cache: str, said: str
 ) -> None:
     first = abcd("memory", "add", "--title", "One", "--recall", "x", "--by", BY, stdin="b")
     assert first.code == 0
-    (abcd_home / "memory.idx").unlink()
-    (abcd_home / "memory.idx").symlink_to(tmp_path / "elsewhere")
+    (abcd_home / "memory.head").unlink()  # so this writer writes the caches whole
+    (abcd_home / cache).unlink(missing_ok=True)
+    (abcd_home / cache).symlink_to(tmp_path / "elsewhere")
     add = abcd("memory", "add", "--title", "Two", "--recall", "x", "--by", BY, stdin="b")
     assert add.code == 0, add.err
     assert add.out.strip().startswith("mem-")
-    assert "warning: written, but recall index not written" in add.err
+    assert said in add.err
     assert _notes(abcd) == [first.out.strip(), add.out.strip()]  # once, not twice
     assert not (tmp_path / "elsewhere").exists()  # the link was never followed
 

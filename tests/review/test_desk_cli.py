@@ -324,6 +324,24 @@ def test_an_add_equal_to_a_live_note_writes_nothing_and_prints_its_id(
     assert len(audit(abcd)) == 2
 
 
+def test_the_twin_is_found_in_the_index_and_in_the_lines_past_it(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    # The first add writes the caches whole; every later one only appends past them, so the
+    # twin is looked up through the index's postings and through the lines the index trails.
+    indexed = add(abcd)
+    trailing = add(abcd, "Deploys go out on Tuesdays", recall=("deploy",), body="B.")
+    assert "Deploys" not in (abcd_home / "memory.json").read_text()  # the view trails it
+    assert add(abcd) == indexed
+    assert add(abcd, "Deploys go out on Tuesdays", recall=("deploy",), body="B.") == trailing
+    assert abcd("memory", "revise", indexed, "--by", BY, "--title", "Race tests").code == 0
+    assert add(abcd, "Race tests") == indexed  # its text now, through the revision past it
+    assert add(abcd) not in (indexed, trailing)  # its old text is no live note's any more
+    assert abcd("memory", "remove", trailing).code == 0
+    assert add(abcd, "Deploys go out on Tuesdays", recall=("deploy",), body="B.") != trailing
+    assert len(audit(abcd)) == 6
+
+
 def test_the_list_filters_by_text_writer_time_and_review(abcd: Run, repo: Path) -> None:
     race = add(abcd)
     deploy = add(abcd, "Deploys go out on Tuesdays", by="person", recall=("deploy",), body="B.")

@@ -64,8 +64,10 @@ def test_a_revision_past_the_index_is_recalled_by_its_new_text(
         id=note_id, title="Flaky tests rerun alone", body="Rerun a flaky test alone.",
         recall=("flaky",), revised_by="person", session=None,
     )  # fmt: skip
-    store.append(lambda _view: [revision])  # the view only: the index trails the revision
-    assert json.loads((abcd_home / "memory.json").read_text())["notes"][0]["revision"] == 1
+    store.append(lambda _view: [revision])  # an append: the view and the index trail it
+    (held,) = json.loads((abcd_home / "memory.json").read_text())["notes"]
+    assert held["title"] == "The tests need the race flag" and "revision" not in held
+    assert (abcd_home / "memory.idx").is_file()
     out, _ = host.plain("why is this test so flaky", session="s1")
     assert f"{note_id} (personal note, agent-written): Flaky tests rerun alone" in out
     old, _ = host.plain("the race flag", session="s1")

@@ -37,6 +37,10 @@ def test_a_journal_without_review_events_stays_at_v1_and_review_lines_are_v2(
     ).out.strip()
     assert abcd("memory", "keep", other).code == 0
     assert [json.loads(line)["v"] for line in lines(abcd_home)] == [1, 1, 1, 2]
+    # The view trails the journal (an append writes lines, not the view): it holds no review
+    # stamp yet, so it stays v1; the v2 line past it is what an older reader meets first.
+    assert json.loads((abcd_home / "memory.json").read_text())["schema_version"] == 1
+    assert abcd("journal", "rebuild").code == 0
     assert json.loads((abcd_home / "memory.json").read_text())["schema_version"] == 2
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from abcd.clock import now_rfc3339
 from abcd.constants import FILE_MODE, LINE_MAX_BYTES, SEGMENT_MAX_BYTES, VIEW_MAX_BYTES, ZERO_HASH
-from abcd.digest import file_stamp, view_digest_span, view_segments_stamp
+from abcd.digest import VIEW_HEAD_BYTES, file_stamp, view_digest_span, view_segments_stamp
 from abcd.errors import (
     AbcdError,
     CorruptFile,
@@ -50,8 +50,18 @@ from abcd.journal.envelope import (
     encode_line,
     line_hash,
 )
-from abcd.journal.events import Event
+from abcd.journal.events import Event, NoteAdded, NoteRemoved, NoteRevised
 from abcd.journal.fold import Projection
+from abcd.journal.head import (
+    COMPACT_AFTER,
+    HEAD_FILE,
+    Head,
+    beside,
+    head_beside,
+    read_head,
+    view_checkpoint,
+    write_head,
+)
 from abcd.journal.segments import (
     JOURNAL_DIR,
     LOCK_NAME,
@@ -74,6 +84,10 @@ from abcd.journal.view import (
 )
 from abcd.trust import Home
 from abcd.trust.guarded import open_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from abcd.recall.index import Index
 
 VIEW_FILE = "memory.json"
 _APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -127,15 +141,18 @@ def broken(brk: Break) -> JournalBroken:
 
 
 def stored_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
-    """The view's checkpoint as a tuple, when the view decodes (whatever its digest says)."""
+    """The last line a writer witnessed: the head line's checkpoint when it is at or past the
+    view's (the lines past the view's checkpoint are witnessed there), else the view's checkpoint
+    as a tuple, when the view decodes (whatever its digest says)."""
+    head = read_head(home)
     try:
         data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
-        if data is None:
-            return None
-        cp = decode_view(data).journal
+        cp = decode_view(data).journal if data is not None else None
     except (TrustError, ValueError):
-        return None
-    return (cp.segment, cp.offset, cp.seq, cp.head)
+        cp = None
+    if head is not None and (cp is None or head.checkpoint[2] >= cp.seq):
+        return head.checkpoint
+    return None if cp is None else (cp.segment, cp.offset, cp.seq, cp.head)
 
 
 def locate_break(home: Home, segs: Segments) -> JournalBroken:
@@ -167,22 +184,30 @@ def index_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
         index.close()
 
 
-def hold_to_witnesses(home: Home, segs: Segments) -> None:
-    """Refuse a journal that no longer holds the checkpoint the recall index recorded.
+def hold_to_witnesses(home: Home, segs: Segments, head: Head | None = None) -> int | None:
+    """Refuse a journal that no longer holds the checkpoint the recall index or the head line
+    recorded; return the index's seq (`None` without a usable index).
 
     Each writer records where it folded to, in the view and in the index; a
     checkpoint whose line is gone or hashes otherwise means the journal was
     edited or cut after it was written. A writer that chained onto it would
     make `verify` clean again and launder the edit, so it names the break
-    instead (`JournalBroken`). The view's checkpoint is held by
-    `_trusted_base`, which every writer reads anyway; this is the second
-    witness, for a view deleted or replaced along with the edit.
+    instead (`JournalBroken`). The view's checkpoint is held where the view
+    is read; the index is the second witness, for a view deleted or replaced
+    along with the edit, and the head line (`abcd.journal.head`) witnesses
+    the lines past the view's checkpoint, the last of which nothing else does.
     """
+    head = head or read_head(home)
+    if head is not None and head.checkpoint[2]:
+        segment, offset, _, hashed = head.checkpoint
+        if not segs.holds(segment, offset, hashed):
+            raise locate_break(home, segs)
     cp = index_checkpoint(home)
     if cp is None or not cp[2]:
-        return
+        return None
     if not segs.holds(cp[0], cp[1], cp[3]):
         raise locate_break(home, segs)
+    return cp[2]
 
 
 def _trusted_base(
@@ -199,9 +224,10 @@ def _trusted_base(
     replaces it. A view as abcd wrote it whose checkpoint the journal no
     longer holds means the journal changed under it: a break (raised).
     """
-    data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
-    if data is None:
+    read = home.read_stat(VIEW_FILE, VIEW_MAX_BYTES)
+    if read is None:
         return EMPTY_VIEW, "", "memory.json is absent"
+    data, st = read
     try:
         view = decode_view(data)
     except ValueError as err:
@@ -225,22 +251,30 @@ def _trusted_base(
     line = segs.line_ending_at(cp.segment, cp.offset)
     if line is None or line_hash(line) != cp.head:
         raise locate_break(home, segs)  # the view is as abcd wrote it: the journal changed
-    if view_segments_stamp(data) != segs.stamp():
-        # A segment changed since the view was written (an edit before the checkpoint shows
-        # nowhere else): walk the whole chain before believing the view.
-        scan = Scan()
-        found = first_break(
-            read_links(segs, scan),
-            (cp.segment, cp.offset, cp.seq, cp.head),
-            torn_inside=scan.torn_inside,
-        )
-        if found is not None:
-            raise broken(found)
+    head = head_beside(home, file_stamp(st), cp.seq)
+    witness = (cp.segment, cp.offset, cp.seq, cp.head) if head is None else head.checkpoint
+    if head is not None and not segs.holds(witness[0], witness[1], witness[3]):
+        raise locate_break(home, segs)  # a line past the view's checkpoint was edited or cut
+    hold_to_segments(segs, view_segments_stamp(data) if head is None else head.segments, witness)
     try:
         at = decode_envelope(line).at
     except BadLine:
         raise locate_break(home, segs) from None
     return view, at, None
+
+
+def hold_to_segments(segs: Segments, stamp: str | None, witness: tuple[int, int, int, str]) -> None:
+    """Walk the whole chain when a segment changed since `stamp` was taken; raise a break.
+
+    An edit before the checkpoint shows nowhere else: a segment's change time
+    moves on every write, so only then is the journal read whole.
+    """
+    if stamp == segs.stamp():
+        return
+    scan = Scan()
+    found = first_break(read_links(segs, scan), witness, torn_inside=scan.torn_inside)
+    if found is not None:
+        raise broken(found)
 
 
 def fold_from(
@@ -471,8 +505,14 @@ def repair_pending(segs: Segments) -> bool:
 Projection_ = Callable[[Home, View], None]
 
 
-def write_view(home: Home, view: View, encoded: bytes | None = None) -> None:
-    """Write `memory.json`, stamped with the recall index now beside it (write the index first)."""
+def write_view(
+    home: Home,
+    view: View,
+    encoded: bytes | None = None,
+    end: tuple[int, int, int, str] | None = None,
+) -> None:
+    """Write `memory.json`, stamped with the recall index now beside it (write the index first),
+    then the head line beside both: the journal's `end` (the view's checkpoint unless given)."""
     from abcd.recall.index import INDEX_FILE
 
     stamp = NO_INDEX
@@ -487,6 +527,20 @@ def write_view(home: Home, view: View, encoded: bytes | None = None) -> None:
     with Segments(home) as segs:
         segments = segs.stamp()
     home.write_atomic(VIEW_FILE, restamp(data, stamp, segments))
+    written = home.open_file(VIEW_FILE)
+    assert written is not None  # just renamed into place, under the lock
+    os.close(written[0])
+    cp = view.journal
+    end = end or (cp.segment, cp.offset, cp.seq, cp.head)
+    put_head(home, Head(end, segments, file_stamp(written[1]), stamp))
+
+
+def put_head(home: Home, head: Head) -> None:
+    """Write the head line; `StorageError` naming it when it cannot be written."""
+    try:
+        write_head(home, head)
+    except OSError as err:
+        raise StorageError(f"{home.shown(HEAD_FILE)}: cannot write: {err.strerror}") from err
 
 
 def _project(
@@ -513,7 +567,7 @@ def _project(
         warnings.append(f"memory.json not written ({err}); readers fold the journal instead")
 
 
-def _bounded(view: View) -> bytes:
+def bounded(view: View) -> bytes:
     """The view's bytes, refused before anything is written if its readers would refuse them."""
     encoded = encode_view(view)
     if len(encoded) > VIEW_MAX_BYTES:
@@ -526,11 +580,369 @@ def _bounded(view: View) -> bytes:
     return encoded
 
 
-def _open_for_write(home: Home, segs: Segments) -> None:
-    """Under the lock: cut what a dead writer left, and hold the journal to its witnesses."""
+def open_for_write(home: Home, segs: Segments) -> tuple[int | None, Head | None]:
+    """Under the lock: cut what a dead writer left, and hold the journal to its witnesses;
+    return the recall index's seq (`None` without a usable index) and the head line."""
     repair_pending(segs)
     repair_torn_tail(segs)
-    hold_to_witnesses(home, segs)
+    head = read_head(home)
+    return hold_to_witnesses(home, segs, head), head
+
+
+class Known:
+    """What a plan checks its events against: the ids ever used and the live notes' titles.
+
+    Asked of the recall index (its id buckets hold every live and removed id
+    at its checkpoint) and of the journal lines past it, so a plan in a big
+    home reads a bucket, not the whole view. Where the index cannot answer
+    (absent, from another version, not the one the head line names), the
+    view is loaded whole: `view`, which a plan may also ask for outright.
+    """
+
+    def __init__(self, home: Home, segs: Segments, index_stamp: str | None) -> None:
+        self._home = home
+        self._segs = segs
+        self._index_stamp = index_stamp
+        self._view: View | None = None
+        self._lookup: _IndexLookup | None = None
+        self._tried = False
+
+    @classmethod
+    def of_view(cls, home: Home, segs: Segments, view: View) -> Known:
+        """What a plan knows when the writer has read the view whole anyway."""
+        known = cls(home, segs, None)
+        known._view = view
+        return known
+
+    @property
+    def view(self) -> View:
+        """The whole current view (a full read: for plans that need every note)."""
+        if self._view is None:
+            self._view = _load(self._home, self._segs, writer=True).view
+        return self._view
+
+    def _open(self) -> _IndexLookup:
+        if not self._tried:
+            self._tried = True
+            if self._view is None and self._index_stamp is not None:
+                self._lookup = _IndexLookup.open(self._home, self._segs, self._index_stamp)
+            if self._lookup is None:  # the view, read once into a table
+                view = self.view
+                trail: dict[str, str | bool] = dict.fromkeys(view.removed, False)
+                trail.update((n.id, n.title) for n in view.notes)
+                texts = {same_text(n.title, n.body, n.recall, n.root): n.id for n in view.notes}
+                self._lookup = _IndexLookup(None, trail, texts)
+        assert self._lookup is not None
+        return self._lookup
+
+    def _state(self, note_id: str) -> str | bool | None:
+        """The live note's title, `False` for a removed id, `None` for an id never used."""
+        return self._open().state(note_id)
+
+    def twin(self, text: SameText) -> str | None:
+        """The id of a live note with this title, body, recall words (in any order) and reach."""
+        return self._open().twin(text)
+
+    def used(self, note_id: str) -> bool:
+        """Whether the id names a note, live or removed, anywhere in the journal."""
+        return self._state(note_id) is not None
+
+    def title(self, note_id: str) -> str | None:
+        """The title of the live note with this id, or `None`."""
+        state = self._state(note_id)
+        return state if isinstance(state, str) else None
+
+    def removed(self, note_id: str) -> bool:
+        """Whether the id named a note that was removed."""
+        return self._state(note_id) is False
+
+
+class _IndexLookup:
+    """Ids through the recall index (when there is one) and a table of the rest."""
+
+    def __init__(
+        self, index: Index | None, table: dict[str, str | bool], texts: dict[SameText, str]
+    ) -> None:
+        self.index = index
+        self.table = table  # id -> title (live) or False (removed), past the index
+        self.texts = texts  # the live notes' texts past the index (every one's, without it)
+
+    @classmethod
+    def open(cls, home: Home, segs: Segments, stamp: str) -> _IndexLookup | None:
+        """Through the index the head line names and the journal lines past its checkpoint."""
+        from abcd.recall.index import Index, IndexUnusable
+
+        try:
+            index = Index.open(home)
+        except (IndexUnusable, TrustError, OSError, ValueError, EOFError):
+            return None
+        if file_stamp(os.fstat(index.fd)) != stamp:
+            index.close()
+            return None
+        segment, offset, seq, head = index.checkpoint
+        table: dict[str, str | bool] = {}
+        texts: dict[str, SameText] = {}  # by id, the live text of each note changed past the index
+        try:
+            lines = segs.lines(segment, offset) if seq else segs.lines()
+            for _, record in walk(lines, head if seq else ZERO_HASH, seq):
+                event = record.event
+                if isinstance(event, NoteAdded):
+                    table[event.id] = event.title
+                    texts[event.id] = same_text(event.title, event.body, event.recall, event.root)
+                elif isinstance(event, NoteRemoved):
+                    table[event.id] = False
+                    texts.pop(event.id, None)
+                elif isinstance(event, NoteRevised) and table.get(event.id) is not False:
+                    root = texts[event.id][3] if event.id in texts else _root_in(index, event.id)
+                    table[event.id] = event.title
+                    texts[event.id] = same_text(event.title, event.body, event.recall, root)
+        except JournalBroken:
+            index.close()
+            raise locate_break(home, segs) from None
+        return cls(index, table, {text: note_id for note_id, text in texts.items()})
+
+    def state(self, note_id: str) -> str | bool | None:
+        if note_id in self.table or self.index is None:
+            return self.table.get(note_id)
+        no = self.index.knows((note_id,)).get(note_id)
+        if no is None:
+            return None
+        if no < 0:
+            return False
+        title: str = self.index.record(no)[1]
+        return title
+
+    def twin(self, text: SameText) -> str | None:
+        """The live note whose text is `text`: past the index, else among the index's notes
+        holding every one of its recall words (their postings, never every record)."""
+        if text in self.texts:
+            return self.texts[text]
+        if self.index is None or not text[2]:
+            return None
+        from abcd.recall.index import EVERYWHERE
+        from abcd.recall.terms import Prompt
+
+        group = {text[3] or EVERYWHERE}
+        held: set[int] | None = None
+        for word in sorted(text[2]):
+            found = self.index.candidates(Prompt(word), group)
+            held = found if held is None else held & found
+            if not held:
+                return None
+        for no in sorted(held or ()):
+            record = self.index.record(no)
+            if record[0] not in self.table and same_text(*record[1:5]) == text:
+                return record[0]
+        return None
+
+
+SameText = tuple[str, str, frozenset[str], "str | None"]
+"""What makes two notes the same note: title, body, recall words (in any order), reach."""
+
+
+def same_text(title: str, body: str, recall: Sequence[str], root: str | None) -> SameText:
+    """The text two notes must share to be the same note (`SameText`)."""
+    return (title, body, frozenset(recall), root)
+
+
+def _root_in(index: Index, note_id: str) -> str | None:
+    """The reach of a note the index holds (a revision keeps it)."""
+    no = index.numbers_of((note_id,)).get(note_id)
+    root: str | None = index.record(no)[4] if no is not None else None
+    return root
+
+
+@dataclass(frozen=True)
+class _Base:
+    """What a writer needs to chain on without reading the view: the journal's end and the
+    stamps the last writer left (`abcd.journal.head`)."""
+
+    view_cp: tuple[int, int, int, str]
+    view_bytes: int
+    head: Head
+    end: tuple[int, int, int, str]
+    last_at: str
+
+
+def _fast_base(home: Home, segs: Segments, line: Head | None) -> _Base | None:
+    """The journal's end, held to its witnesses, when the head line names the view on disk;
+    `None` when it does not (the view is then read whole)."""
+    opened = home.open_file(VIEW_FILE)
+    if opened is None:
+        return None
+    fd, st = opened
+    try:
+        view_cp = view_checkpoint(os.pread(fd, VIEW_HEAD_BYTES, 0))
+    finally:
+        os.close(fd)
+    if view_cp is None or not view_cp[2]:
+        return None
+    head = beside(line, file_stamp(st), view_cp[2])
+    if head is None:
+        return None
+    # The view is the one a writer left (its change time says so): its digest was true then.
+    if not segs.holds(view_cp[0], view_cp[1], view_cp[3]):
+        raise locate_break(home, segs)
+    hold_to_segments(segs, head.segments, head.checkpoint)  # the head's own line: held above
+    end, at = journal_end(home, segs, head.checkpoint)
+    return _Base(view_cp, st.st_size, head, end, at)
+
+
+def journal_end(
+    home: Home, segs: Segments, checkpoint: tuple[int, int, int, str]
+) -> tuple[tuple[int, int, int, str], str]:
+    """The journal's end past a checkpoint it holds, the chain checked, and the last `at`.
+
+    The lines past a head line are those a writer that died before
+    rewriting it appended: few, and walked here.
+    """
+    segment, offset, seq, hashed = checkpoint
+    end, at = checkpoint, ""
+    try:
+        for raw, record in walk(segs.lines(segment, offset), hashed, seq):
+            end, at = (raw.segment, raw.end, record.seq, line_hash(raw.data)), record.at
+    except JournalBroken:
+        raise locate_break(home, segs) from None
+    if not at:
+        line = segs.line_ending_at(segment, offset)
+        try:
+            at = decode_envelope(line).at if line is not None else ""
+        except BadLine:
+            raise locate_break(home, segs) from None
+    return end, at
+
+
+def compact_inline(home: Home, warnings: list[str] | None) -> None:
+    """Under the writer's lock, in a small home: the view and the index written whole now."""
+    from abcd.recall.index import rebuild_index
+
+    with Segments(home) as segs:
+        view = _load(home, segs, writer=True).view
+    _project(home, view, None, (rebuild_index,), warnings)
+
+
+def _encode_lines(
+    events: Sequence[Event], end: tuple[int, int, int, str], last_at: str
+) -> tuple[list[Record], bytes, int, int, Checkpoint]:
+    """The batch's lines chained onto `end`: records, bytes, where they go, and the new end."""
+    at = max(now_rfc3339(), last_at)  # the clock, never behind the last event
+    segment, offset, seq, head = end
+    records: list[Record] = []
+    chunks: list[bytes] = []
+    for event in events:
+        seq += 1
+        line = encode_line(seq, at, head, event)
+        records.append(Record(seq, at, head, event))
+        chunks.append(line + b"\n")
+        head = line_hash(line)
+    data = b"".join(chunks)
+    number, offset = (segment, offset) if segment else (1, 0)
+    if offset and offset + len(data) > SEGMENT_MAX_BYTES:
+        number, offset = number + 1, 0
+    return records, data, number, offset, Checkpoint(number, offset + len(data), seq, head)
+
+
+def _land(segs: Segments, data: bytes, number: int, offset: int, batch: bool) -> None:
+    """Append the lines; a batch behind its intent, so it lands whole or not at all."""
+    if batch:
+        _write_pending(segs, number, offset, data)
+    append_lines(segs, number, data, offset)
+    if batch:
+        _clear_pending(segs)  # the batch is whole: readers may read it
+
+
+def append_records(
+    plan: Callable[[Known], Sequence[Event]],
+    home_path: str | os.PathLike[str] | None = None,
+    *,
+    projections: Sequence[Projection_] = (),
+    warnings: list[str] | None = None,
+) -> list[Record]:
+    """Append the events `plan` returns for the journal as it stands; return their records.
+
+    `plan` runs under the lock, so what it checks (an id is new, a note
+    exists) still holds when its events land. If it raises, nothing is
+    written. The view and the index are not rewritten: the head line
+    (`abcd.journal.head`) is, and once they trail the journal by
+    `COMPACT_AFTER` events they are compacted off this path
+    (`abcd.journal.compact`). Only a writer that finds no head line beside
+    the view (a new home, caches lost or made by another version) writes
+    the view and `projections` whole, as before. Once the lines are durable,
+    a cache that cannot be written goes into `warnings` (when given) and the
+    append still succeeds.
+    """
+    home = Home.open(home_path, create=True)
+    assert home is not None
+    with home, Segments(home, create=True) as segs, journal_lock(segs):
+        index_seq, line = open_for_write(home, segs)
+        base = _fast_base(home, segs, line)
+        if base is None:
+            return _append_whole(home, segs, plan, projections, warnings)
+        known = Known(home, segs, base.head.index)
+        events = plan(known)
+        if not events:
+            return []
+        records, data, number, offset, cp = _encode_lines(events, base.end, base.last_at)
+        # The view the compaction will write: at most its size now plus every line past it.
+        if base.view_bytes + _bytes_past(segs, base) + len(data) > VIEW_MAX_BYTES:
+            bounded(_fold_records(known.view, records, cp))
+        _land(segs, data, number, offset, len(records) > 1)
+        end = (cp.segment, cp.offset, cp.seq, cp.head)
+        try:
+            put_head(home, Head(end, segs.stamp(), base.head.view, base.head.index))
+        except StorageError as err:
+            if warnings is None:
+                raise
+            warnings.append(f"{err}; readers walk the journal's chain instead")
+        view_seq = base.view_cp[2]
+        trailing = cp.seq - min(view_seq, view_seq if index_seq is None else index_seq)
+        if trailing >= COMPACT_AFTER:
+            from abcd.journal.compact import compact_soon
+
+            compact_soon(home, base.view_bytes, warnings)
+        return records
+
+
+def _bytes_past(segs: Segments, base: _Base) -> int:
+    """The journal's bytes past the view's checkpoint: a bound on what the view will gain."""
+    segment, offset = base.view_cp[0], base.view_cp[1]
+    end_segment, end_offset = base.end[0], base.end[1]
+    if segment == end_segment:
+        return end_offset - offset
+    middle = sum(max(segs.size(number), 0) for number in range(segment + 1, end_segment))
+    return max(segs.size(segment), 0) - offset + middle + end_offset
+
+
+def _fold_records(view: View, records: Sequence[Record], cp: Checkpoint) -> View:
+    projection = Projection(view)
+    for record in records:
+        projection.apply(record)
+    return projection.view(cp)
+
+
+def _append_whole(
+    home: Home,
+    segs: Segments,
+    plan: Callable[[Known], Sequence[Event]],
+    projections: Sequence[Projection_],
+    warnings: list[str] | None,
+) -> list[Record]:
+    """The append when no head line goes with the view: the view is read and written whole."""
+    loaded = _load(home, segs, writer=True)
+    events = plan(Known.of_view(home, segs, loaded.view))
+    if not events:
+        if loaded.stale:
+            _project(home, loaded.view, None, projections, warnings)
+        return []
+    end = loaded.view.journal
+    records, data, number, offset, cp = _encode_lines(
+        events, (end.segment, end.offset, end.seq, end.head), loaded.last_at
+    )
+    view = _fold_records(loaded.view, records, cp)
+    encoded = bounded(view)
+    _land(segs, data, number, offset, len(records) > 1)
+    _project(home, view, encoded, projections, warnings)
+    return records
 
 
 def append(
@@ -540,53 +952,12 @@ def append(
     projections: Sequence[Projection_] = (),
     warnings: list[str] | None = None,
 ) -> tuple[View, list[Record]]:
-    """Append the events `plan` returns for the current view; return the new view and records.
-
-    `plan` runs under the lock, so what it checks (an id is new, a note
-    exists) still holds when its events land. If it raises, nothing is written.
-    `projections` are further caches derived from the view (the recall index),
-    written under the same lock just before it (the view records the index's
-    stamp). Once the lines are durable, a view or cache that cannot be written
-    goes into `warnings` (when given) and the append still succeeds.
-    """
-    home = Home.open(home_path, create=True)
-    assert home is not None
-    with home, Segments(home, create=True) as segs, journal_lock(segs):
-        _open_for_write(home, segs)
-        loaded = _load(home, segs, writer=True)
-        events = plan(loaded.view)
-        if not events:
-            if loaded.stale:
-                _project(home, loaded.view, None, projections, warnings)
-            return loaded.view, []
-        cp = loaded.view.journal
-        at = max(now_rfc3339(), loaded.last_at)  # the clock, never behind the last event
-        head, seq = cp.head, cp.seq
-        records: list[Record] = []
-        chunks: list[bytes] = []
-        for event in events:
-            seq += 1
-            line = encode_line(seq, at, head, event)
-            records.append(Record(seq, at, head, event))
-            chunks.append(line + b"\n")
-            head = line_hash(line)
-        data = b"".join(chunks)
-        number, offset = (cp.segment, cp.offset) if cp.segment else (1, 0)
-        if offset and offset + len(data) > SEGMENT_MAX_BYTES:
-            number, offset = number + 1, 0
-        projection = Projection(loaded.view)
-        for record in records:
-            projection.apply(record)
-        view = projection.view(Checkpoint(number, offset + len(data), seq, head))
-        encoded = _bounded(view)
-        batch = len(records) > 1
-        if batch:
-            _write_pending(segs, number, offset, data)
-        append_lines(segs, number, data, offset)
-        if batch:
-            _clear_pending(segs)  # the batch is whole: readers may read it
-        _project(home, view, encoded, projections, warnings)
-        return view, records
+    """`append_records` for a plan that reads the whole view; return the view after it too
+    (a full read: tests and tools, not the commands)."""
+    records = append_records(
+        lambda known: plan(known.view), home_path, projections=projections, warnings=warnings
+    )
+    return load_view(home_path), records
 
 
 def refresh(
@@ -601,7 +972,7 @@ def refresh(
             if probe.dfd is None:
                 return  # no journal: nothing to project
         with Segments(home, create=True) as segs, journal_lock(segs):
-            _open_for_write(home, segs)
+            open_for_write(home, segs)
             loaded = _load(home, segs, writer=True)
             for project in projections:
                 project(home, loaded.view)
@@ -624,7 +995,7 @@ def rebuild(
     home = Home.open(home_path, create=True)
     assert home is not None
     with home, Segments(home, create=True) as segs, journal_lock(segs):
-        _open_for_write(home, segs)
+        open_for_write(home, segs)
         try:
             data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
             old = decode_view(data) if data is not None else None
@@ -635,11 +1006,15 @@ def rebuild(
             cp = old.journal
             if not segs.holds(cp.segment, cp.offset, cp.head):
                 raise locate_break(home, segs)
+            try:  # what readers saw: the view with the lines past it folded in
+                old, _, _ = fold_from(segs, old)
+            except JournalBroken:
+                raise locate_break(home, segs) from None
         try:
             view, _, _ = fold_from(segs, EMPTY_VIEW, on_bytes=on_bytes)
         except JournalBroken:
             raise locate_break(home, segs) from None
-        encoded = _bounded(view)
+        encoded = bounded(view)
         for project in projections:
             project(home, view)
         write_view(home, view, encoded)

@@ -24,6 +24,7 @@ from abcd.errors import TrustError
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.envelope import decode_typed
 from abcd.journal.fold import Projection
+from abcd.journal.head import read_head
 from abcd.journal.segments import Scan, Segments
 from abcd.journal.store import VIEW_FILE, read_links
 from abcd.journal.view import EMPTY_VIEW, Checkpoint, View, decode_view, digest_matches
@@ -133,6 +134,9 @@ def verify(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Repo
         if checkpoint is not None
         else None
     )
+    head = read_head(home)
+    if head is not None and (cp is None or head.checkpoint[2] >= cp[2]):
+        cp = head.checkpoint  # the last line a writer witnessed, past the view's checkpoint
     found = first_break(links, cp, torn_inside=scan.torn_inside)
     if found is not None:
         report.breaks.append(found)

@@ -42,7 +42,7 @@ from abcd.notes.promote import Promoted, check_promotable, promote_note, promoti
 from abcd.notes.provenance import Send, read_ledgers
 from abcd.notes.provenance import session_sends as _session_sends
 from abcd.notes.review import keep_note, revise_note
-from abcd.notes.service import remove_note
+from abcd.notes.service import Removed, remove_note
 from abcd.repo import Repo
 from abcd.trust import Home
 
@@ -324,8 +324,8 @@ def remove(
     session: str | None = None,
     cwd: Path | None = None,
     warnings: list[str] | None = None,
-) -> Note:
-    """Remove a personal note (`note.removed`); the note as it was."""
+) -> Removed:
+    """Remove a personal note (`note.removed`); its id and title, as the command says them."""
     return remove_note(note_id, removed_by=by, session=session, cwd=cwd, warnings=warnings)
 
 

@@ -55,11 +55,11 @@ def act_on(
                     )
                 acted.append(note)
                 return make(note)
-        raise missing_note(note_id, repo, view)
+        raise missing_note(note_id, repo, removed=note_id in view.removed)
 
     home = Home.open()
     if home is None:  # no journal, so no note; a refusal creates nothing
-        raise missing_note(note_id, repo, View())
+        raise missing_note(note_id, repo, removed=False)
     home.close()
     view, _ = store.append(plan, projections=projections, warnings=warnings)
     return next((n for n in view.notes if n.id == note_id), acted[0])

@@ -17,7 +17,6 @@ from abcd.errors import AbcdError, Refused
 from abcd.gate import judge_note, judge_stamps, load_private_names
 from abcd.journal import store
 from abcd.journal.events import Event, NoteAdded, NoteRemoved, Origin
-from abcd.journal.view import Note, View
 from abcd.notes.ids import Minter
 from abcd.notes.limits import Draft, check_note_id
 from abcd.notes.project import ProjectNote, read_project_notes
@@ -139,20 +138,22 @@ def add_notes(
 
     ids: list[str] = []
 
-    def plan(view: View) -> list[Event]:
-        minter = Minter({n.id for n in view.notes} | set(view.removed))
-        live = {_same_text(n.title, n.body, n.recall, n.root): n.id for n in view.notes}
+    def plan(known: store.Known) -> list[Event]:
+        minter = Minter(_Taken(known))
+        batch: dict[store.SameText, str] = {}
         events: list[Event] = []
         ids.clear()
         for item in judged:
-            text = _same_text(item.draft.title, item.draft.body, item.draft.recall, item.root)
-            if text in live:  # a retry or a repeated lesson: that note's id, nothing written
-                ids.append(live[text])
+            draft = item.draft
+            text = store.same_text(draft.title, draft.body, draft.recall, item.root)
+            twin = batch.get(text) or known.twin(text)
+            if twin is not None:  # a retry or a repeated lesson: that note's id, nothing written
+                ids.append(twin)
                 if twins is not None:
-                    twins.append(live[text])
+                    twins.append(twin)
                 continue
             note_id = minter.mint()
-            live[text] = note_id
+            batch[text] = note_id
             ids.append(note_id)
             events.append(
                 NoteAdded(
@@ -168,15 +169,21 @@ def add_notes(
             )
         return events
 
-    store.append(plan, projections=PROJECTIONS, warnings=warnings)
+    store.append_records(plan, projections=PROJECTIONS, warnings=warnings)
     return ids
 
 
-def _same_text(
-    title: str, body: str, recall: Sequence[str], root: str | None
-) -> tuple[str, str, frozenset[str], str | None]:
-    """What makes two notes the same note: title, body, recall words (in any order), reach."""
-    return (title, body, frozenset(recall), root)
+class _Taken(set[str]):
+    """The ids a batch may not mint: those it minted, and every id the journal ever used."""
+
+    def __init__(self, known: store.Known) -> None:
+        super().__init__()
+        self._known = known
+
+    def __contains__(self, note_id: object) -> bool:
+        return super().__contains__(note_id) or (
+            isinstance(note_id, str) and self._known.used(note_id)
+        )
 
 
 def remove_note(
@@ -186,37 +193,45 @@ def remove_note(
     session: str | None,
     cwd: Path | None = None,
     warnings: list[str] | None = None,
-) -> Note:
+) -> Removed:
     """Append `NoteRemoved`; a project note or an unknown id is refused."""
     check_note_id(note_id)
     repo = find_repo(cwd)
-    removed: list[Note] = []
+    titles: list[str] = []
 
-    def plan(view: View) -> list[Event]:
-        for note in view.notes:
-            if note.id == note_id:
-                removed.append(note)
-                return [NoteRemoved(id=note_id, removed_by=removed_by, session=session)]
-        raise missing_note(note_id, repo, view)
+    def plan(known: store.Known) -> list[Event]:
+        title = known.title(note_id)
+        if title is None:
+            raise missing_note(note_id, repo, removed=known.removed(note_id))
+        titles.append(title)
+        return [NoteRemoved(id=note_id, removed_by=removed_by, session=session)]
 
     home = Home.open()
     if home is None:  # nothing to remove, and a refusal creates nothing
-        raise missing_note(note_id, repo, View())
+        raise missing_note(note_id, repo, removed=False)
     home.close()
-    store.append(plan, projections=PROJECTIONS, warnings=warnings)
-    return removed[0]
+    store.append_records(plan, projections=PROJECTIONS, warnings=warnings)
+    return Removed(note_id, titles[0])
 
 
-def missing_note(note_id: str, repo: Repo | None, view: View) -> Refused:
-    """Why `note_id` is not a personal note an act can be applied to."""
+@dataclass(frozen=True)
+class Removed:
+    """The note a removal took out of the view: its id and title, as the command says them."""
+
+    id: str
+    title: str
+
+
+def missing_note(note_id: str, repo: Repo | None, *, removed: bool) -> Refused:
+    """Why `note_id` is not a personal note an act can be applied to (`removed`: it was one)."""
     if any(n.id == note_id for n in _project_notes_quiet(repo)):
         return Refused(
             "project note",
             message=f"refused: {note_id} is in the project's file (.abcd/memory.json); "
             "change it there in a reviewed change",
         )
-    if note_id in view.removed:
-        return Refused("removed", message=f"refused: {note_id} was already removed")
+    if removed:
+        return Refused("already removed", message=f"refused: {note_id} was already removed")
     return Refused("unknown id", message=f"refused: no note {note_id}")
 
 

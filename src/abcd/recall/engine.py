@@ -615,8 +615,8 @@ def _recall(
         # (`numbered` was looked up above: the index's numbers of every id set aside.)
         held = {
             note_id: numbered[note_id]
-            for note_id in (indexed.gone | narrow_ids) - set(indexed.extra)
-            if note_id in numbered
+            for note_id in indexed.gone | narrow_ids
+            if note_id in numbered  # held by the index (a revised note too: its old record)
         }
         for note_id in sorted(held):
             record = indexed.index.record(held[note_id])

@@ -31,6 +31,8 @@ rest:
   (`abcd.recall.engine`, `_BestFirst`);
 - id buckets: note id -> note no, a bucket per CRC-32 of the id (about
   `IDS_PER_BUCKET` ids each), reached through a table of 8-byte offsets;
+  a removed note's id maps to -1, so a writer checks an id it mints against
+  every id ever used by reading one bucket (`Index.knows`);
 - forward records: per note `(weighted length, term numbers, weighted
   counts)`, what ranking needs and nothing else: small integers decode
   several times faster than the stems they stand for (see
@@ -79,7 +81,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 10  # 9: impacts, for ranking the best first; 10: a record keeps its origin
+FORMAT = 11  # 9: impacts; 10: a record keeps its origin; 11: the id buckets hold removed ids
 # A writer leaves the index as it is while it trails the journal by fewer events than this: a
 # prompt folds the lines past the index's checkpoint (a few microseconds each), and one add in
 # this many rewrites the index whole (see `project_index`).
@@ -184,6 +186,7 @@ def build(
     checkpoint: tuple[int, int, int, str],
     raw: dict[str, tuple[bytes, bytes]] | None = None,
     vocabulary: dict[str, int] | None = None,
+    removed: Collection[str] = (),
 ) -> bytes:
     """The index file's bytes for these records (in view order).
 
@@ -218,8 +221,10 @@ def build(
         ]
     recall: dict[str, dict[str, dict[tuple[tuple[str, ...], str], list[int]]]] = {}
     counts: dict[str, Counter[int]] = {}
-    id_buckets = max(1, len(records) // IDS_PER_BUCKET)
+    id_buckets = max(1, (len(records) + len(removed)) // IDS_PER_BUCKET)
     ids: list[dict[str, int]] = [{} for _ in range(id_buckets)]
+    for gone in removed:
+        ids[id_bucket(gone, id_buckets)][gone] = -1
     groups: dict[str, list[int]] = {}
     blobs: list[bytes] = []
     forwards: list[bytes] = []
@@ -501,11 +506,14 @@ class Index:
         return out
 
     def numbers_of(self, note_ids: Collection[str]) -> dict[str, int]:
-        """The note number of each of `note_ids` the index holds.
+        """The note number of each of `note_ids` the index holds as a live note.
 
         Past `_IDS_READ_WHOLE` ids, the buckets are read in one piece rather
         than one read each (a checkout's promoted notes are looked up at once).
         """
+        return {note_id: no for note_id, no in self._ids_of(note_ids).items() if no >= 0}
+
+    def _ids_of(self, note_ids: Collection[str]) -> dict[str, int]:
         table = self._table("ids")
         if not len(table):
             return {}
@@ -523,6 +531,10 @@ class Index:
             if no is not None:
                 found[note_id] = no
         return found
+
+    def knows(self, note_ids: Collection[str]) -> dict[str, int]:
+        """The note number of each of `note_ids` the index holds, -1 for a removed one."""
+        return self._ids_of(note_ids)
 
     def forward(self, no: int) -> Forward:
         """The note's forward record (asked for note after note: the table is read whole)."""
@@ -551,8 +563,23 @@ def _slice(data: bytes, start: int, entry: int) -> bytes:
     return data[at : at + (entry & _LENGTH_MASK)]
 
 
-def write_index(home: Home, notes: Iterable[Any], checkpoint: tuple[int, int, int, str]) -> None:
-    """Write the index for the view's notes; reuse what the old index already holds.
+def write_index(
+    home: Home,
+    notes: Iterable[Any],
+    checkpoint: tuple[int, int, int, str],
+    removed: Collection[str] = (),
+) -> None:
+    """Write the index for the view's notes (`index_bytes`)."""
+    home.write_atomic(INDEX_FILE, index_bytes(home, notes, checkpoint, removed))
+
+
+def index_bytes(
+    home: Home,
+    notes: Iterable[Any],
+    checkpoint: tuple[int, int, int, str],
+    removed: Collection[str] = (),
+) -> bytes:
+    """The index for the view's notes; reuse what the old index already holds.
 
     The old vocabulary is kept and extended, so its forward records stay
     valid, unless it has grown past twice the stems the notes still use.
@@ -578,13 +605,13 @@ def write_index(home: Home, notes: Iterable[Any], checkpoint: tuple[int, int, in
             raw[note.id] = (cached[1], cached[2])
         else:
             records.append(note_record(note))
-    home.write_atomic(INDEX_FILE, build(records, checkpoint, raw, vocabulary))
+    return build(records, checkpoint, raw, vocabulary, removed)
 
 
 def index_usable(home: Home) -> bool:
     """Whether the index opens under this interpreter and term rule and is the one the view names
     (lagging is fine: it folds forward)."""
-    from abcd.digest import VIEW_HEAD_BYTES, file_stamp, view_index_stamp
+    from abcd.digest import VIEW_HEAD_BYTES, file_stamp
 
     try:
         index = Index.open(home)
@@ -601,14 +628,27 @@ def index_usable(home: Home) -> bool:
     if opened is None:
         return False
     try:
-        return view_index_stamp(os.pread(opened[0], VIEW_HEAD_BYTES, 0)) == stamp
+        head = os.pread(opened[0], VIEW_HEAD_BYTES, 0)
     finally:
         os.close(opened[0])
+    return named_index_stamp(home, head, file_stamp(opened[1])) == stamp
+
+
+def named_index_stamp(home: Home, view_head: bytes, view_stamp: str) -> str | None:
+    """The stamp of the index the view's writer (or the head line beside it) names."""
+    from abcd.digest import view_index_stamp
+    from abcd.journal.head import head_beside, view_checkpoint
+
+    cp = view_checkpoint(view_head)
+    beside = None if cp is None else head_beside(home, view_stamp, cp[2])
+    return view_index_stamp(view_head) if beside is None else beside.index
 
 
 def project_index(home: Home, view: Any) -> None:
-    """The journal writer's projection: the index of the view it just wrote, at the same checkpoint,
-    unless the index on disk trails that view by fewer than `INDEX_LAG_EVENTS` events.
+    """The projection of a writer that writes the view whole (no head line named the view: see
+    `abcd.journal.head`): the index of that view, at the same checkpoint, unless the index on
+    disk trails it by fewer than `INDEX_LAG_EVENTS` events. Other writers leave both caches to
+    the compaction (`abcd.journal.compact`).
 
     A trailing index is never wrong: readers fold the journal past its
     checkpoint and take those notes as they take the project's. Writing it
@@ -635,7 +675,7 @@ def project_index(home: Home, view: Any) -> None:
 def rebuild_index(home: Home, view: Any) -> None:
     """The index of the view, at its checkpoint, written whatever the index on disk holds."""
     cp = view.journal
-    write_index(home, view.notes, (cp.segment, cp.offset, cp.seq, cp.head))
+    write_index(home, view.notes, (cp.segment, cp.offset, cp.seq, cp.head), view.removed)
 
 
 def _on_chain(home: Home, checkpoint: tuple[int, int, int, str]) -> bool:

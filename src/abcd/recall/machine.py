@@ -22,11 +22,11 @@ from abcd.digest import (
     file_stamp,
     sha256_hex,
     view_digest_matches,
-    view_index_stamp,
     view_segments_stamp,
 )
 from abcd.errors import NEWER_ABCD, CorruptFile, JournalBroken, hint_for
 from abcd.journal.chain import Break, Link, first_break
+from abcd.journal.head import Head, head_beside, view_checkpoint
 from abcd.journal.segments import Segments, segment_rel
 from abcd.recall.items import Item
 from abcd.trust.guarded import Home
@@ -92,9 +92,10 @@ def _stored_view(
     hashes otherwise, though the view is as abcd wrote it) raises the break.
     """
     empty: tuple[dict[str, dict[str, Any]], tuple[int, int, int, str]] = ({}, (1, 0, 0, ZERO_HASH))
-    data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
-    if data is None:
+    read = home.read_stat(VIEW_FILE, VIEW_MAX_BYTES)
+    if read is None:
         return empty
+    data, st = read
     try:
         view = fastjson.loads(data)
         cp = view["journal"]
@@ -110,7 +111,7 @@ def _stored_view(
         return empty  # changed by hand, or written before digests: fold the journal instead
     if not at_checkpoint(segs, checkpoint):
         raise locate_break(segs, checkpoint)
-    hold_to_segments(segs, data, checkpoint)
+    hold_to_witnesses(segs, data, file_stamp(st), checkpoint)
     return notes, checkpoint
 
 
@@ -120,33 +121,34 @@ def _view_intact(home: Home) -> bool:
     return data is not None and view_digest_matches(data)
 
 
-def view_checkpoint(view_head: bytes) -> tuple[int, int, int, str] | None:
-    """The checkpoint at the head of a view's bytes (it holds no nested object), or `None`."""
-    start = view_head.find(b'"journal":{')
-    end = view_head.find(b"}", start)
-    if start < 0 or end < 0:
-        return None
-    try:
-        cp = fastjson.loads(view_head[start + len(b'"journal":') : end + 1])
-        return (int(cp["segment"]), int(cp["offset"]), int(cp["seq"]), str(cp["head"]))
-    except (ValueError, KeyError, TypeError):
-        return None
+def hold_to_witnesses(
+    segs: Segments, view_head: bytes, view_stamp: str, checkpoint: tuple[int, int, int, str] | None
+) -> Head | None:
+    """Hold the journal to the view's witnesses; return the head line when it goes with the view.
 
-
-def hold_to_segments(
-    segs: Segments, view_head: bytes, checkpoint: tuple[int, int, int, str] | None
-) -> None:
-    """Walk the whole chain when a segment changed since the view was written; raise a break.
-
-    The view records a stamp of every segment (`Segments.stamp`); an edit
-    anywhere in the journal changes it, and only then is the journal read
-    whole, so a prompt pays one `stat` a segment while nothing changed.
+    The head line (`abcd.journal.head`), when it names this very view, holds
+    the journal's end and the stamps its writer left after the last append:
+    the journal must still hold that end (the lines past the view's
+    checkpoint are witnessed there). Otherwise the view's own stamps serve.
+    The whole chain is walked when a segment changed since those stamps
+    (`Segments.stamp`): an edit anywhere changes it, and only then is the
+    journal read whole, so a prompt pays one `stat` a segment while nothing
+    changed.
     """
-    if view_segments_stamp(view_head) == segs.stamp():
-        return
+    head = None
+    if checkpoint is not None:
+        head = head_beside(segs.home, view_stamp, checkpoint[2])
+    stamp = view_segments_stamp(view_head)
+    if head is not None:
+        checkpoint, stamp = head.checkpoint, head.segments
+        if not at_checkpoint(segs, checkpoint):
+            raise locate_break(segs, checkpoint)
+    if stamp == segs.stamp():
+        return head
     found = first_break(_links(segs), checkpoint, classify=False)
     if found is not None:
         raise JournalBroken(found.seq, found.what, found.where, hint=hint_for(found.what))
+    return head
 
 
 def _links(segs: Segments) -> list[Link]:
@@ -240,8 +242,12 @@ def _fold(
                 notes[data["id"]] = dict(
                     held, title=data["title"], body=data["body"], recall=data["recall"]
                 )
-            elif gone is not None:
-                raise IndexBehind(f"{data['id']} was revised after the index was written")
+            elif gone is not None:  # a note the index holds: its record is set aside, and the
+                # note joins with its new text; the rest of it is read from the index's record.
+                gone.add(data["id"])
+                notes[data["id"]] = dict(
+                    title=data["title"], body=data["body"], recall=data["recall"], indexed=True
+                )
         elif kind not in _KINDS:
             # Every kind a line of a version this abcd reads can hold is named here: one it
             # does not know is a line no abcd wrote, never skipped as if it changed nothing.
@@ -280,13 +286,15 @@ class IndexedNotes:
     """
 
     def __init__(self, home: Home) -> None:
-        from abcd.recall.index import Index, IndexChanged, IndexUnusable
+        from abcd.recall.index import Index, IndexChanged, IndexUnusable, named_index_stamp
 
         opened = home.open_file(VIEW_FILE)  # the view's trust checks hold here too
         head = b""
+        view_stamp = ""
         if opened is not None:
             try:
                 head = os.pread(opened[0], VIEW_HEAD_BYTES, 0)
+                view_stamp = file_stamp(opened[1])
             finally:
                 os.close(opened[0])
         self.index = Index.open(home)
@@ -294,7 +302,7 @@ class IndexedNotes:
         self.gone: set[str] = set()
         try:
             view_cp = view_checkpoint(head)
-            stamp = view_index_stamp(head)
+            stamp = named_index_stamp(home, head, view_stamp)
             if stamp != file_stamp(os.fstat(self.index.fd)):
                 if stamp is None or stamp == NO_INDEX_STAMP:
                     raise IndexUnusable("the view names no index")  # written before stamps
@@ -311,16 +319,29 @@ class IndexedNotes:
                     view_cp = None  # a view damaged itself witnesses nothing
                 if not at_checkpoint(segs, self.index.checkpoint):
                     raise locate_break(segs, view_cp or self.index.checkpoint)
-                hold_to_segments(segs, head, view_cp)
+                hold_to_witnesses(segs, head, view_stamp, view_cp)
                 notes: dict[str, dict[str, Any]] = {}
                 try:
                     _fold(segs, notes, self.index.checkpoint, self.gone)
                 except JournalBroken:
                     raise locate_break(segs, self.index.checkpoint) from None
-                self.extra = {n["id"]: _note_item(n) for n in notes.values()}
+                self.extra = {
+                    note_id: _note_item(self._whole(note_id, n)) for note_id, n in notes.items()
+                }
         except BaseException:
             self.index.close()
             raise
+
+    def _whole(self, note_id: str, note: dict[str, Any]) -> dict[str, Any]:
+        """The note as folded; one the index holds and a line past it revised, with the stamps
+        of the index's record (the revision carries the new text only)."""
+        if not note.get("indexed"):
+            return note
+        no = self.index.numbers_of((note_id,)).get(note_id)
+        if no is None:
+            raise IndexBehind(f"{note_id} was revised, but the index does not hold it")
+        record = self.index.record(no)
+        return dict(note, id=note_id, root=record[4], written_at=record[5], origin=record[7])
 
     def close(self) -> None:
         self.index.close()

@@ -257,12 +257,17 @@ class _Scope:
 
     def read(self, rel: str, max_bytes: int) -> bytes | None:
         """The whole of `rel`, after every check; `None` when absent (nothing is created)."""
+        read = self.read_stat(rel, max_bytes)
+        return None if read is None else read[0]
+
+    def read_stat(self, rel: str, max_bytes: int) -> tuple[bytes, os.stat_result] | None:
+        """The whole of `rel` and the `stat` of the file it was read from; `None` when absent."""
         opened = self.open_file(rel)
         if opened is None:
             return None
         fd, st = opened
         try:
-            return _read_bounded(fd, st, max_bytes, self.shown(rel))
+            return _read_bounded(fd, st, max_bytes, self.shown(rel)), st
         except OSError as err:
             raise StorageError(f"{self.shown(rel)}: {err.strerror}") from err
         finally:

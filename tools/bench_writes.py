@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Benchmark of writes in a big home (issue 13's last part), every figure measured in one run.
+
+    .venv/bin/python tools/bench_writes.py [--notes 100000] [--adds 70] [--appends 2000]
+                                           [--root DIR]
+
+1. `abcd memory add` (the installed console script, a fresh process each)
+   into an empty home and into a home of `--notes` notes, alternating,
+   `--adds` times each: the medians, their ratio (target <= 1.5x), and the
+   worst add into the big home (none may pay a whole rewrite of the view or
+   the index: the run crosses `COMPACT_AFTER`, so a compaction starts during
+   it, off the writers' path).
+2. Single-event appends through the store in one process (`--appends`, with
+   `fsync`, into an empty home; target >= 2,000/s), and 4 processes each
+   appending a quarter at once (target >= 1,000/s in total, wall time
+   including interpreter start).
+
+`--root DIR` builds the big home there (`tools/bench_hook.py`'s builder), or
+reuses it; the adds leave it trailing, and the next run compacts it first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_hook import build, settle
+
+PY = sys.executable
+ABCD = str(Path(PY).parent / "abcd")
+
+APPEND_WORKER = """
+import sys, time
+from abcd.journal import store
+from abcd.journal.events import NoteAdded
+count, tag = int(sys.argv[1]), sys.argv[2]
+def note(n):
+    return NoteAdded(id=f"mem-{tag}{n:012d}", title=f"lesson {n}", body="b" * 300, recall=("race",),
+                     root=None, origin="agent", written_by="Claude:claude-opus-4-8", session="s")
+start = time.perf_counter()
+for n in range(count):
+    store.append_records(lambda _known, e=note(n): [e])
+print(time.perf_counter() - start)
+"""
+
+
+def _add(home: Path, repo: Path, n: int) -> float:
+    env = dict(os.environ, ABCD_HOME=str(home), CLAUDE_CODE_SESSION_ID="bench-writes")
+    start = time.perf_counter()
+    subprocess.run(
+        [
+            ABCD,
+            "memory",
+            "add",
+            "--title",
+            f"lesson {n}",
+            "--recall",
+            "deploy",
+            "--by",
+            "Claude:claude-opus-4-8",
+        ],
+        input=f"Run the deploy dry-run first ({n}).",
+        env=env,
+        cwd=repo,
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    return time.perf_counter() - start
+
+
+def bench_adds(root: Path, notes: int, adds: int) -> None:
+    if (root / "home").is_dir():
+        big, repo = root / "home", root / "project"
+        settle(big)  # what an earlier run left trailing
+    else:
+        root.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        big, repo = build(root, notes)
+        print(f"built {notes:,} notes in {time.perf_counter() - started:.0f} s")
+    empty = Path(tempfile.mkdtemp()) / "home"
+    small, large = [], []
+    for n in range(adds):
+        small.append(_add(empty, repo, n))
+        large.append(_add(big, repo, n))
+    ratio = statistics.median(large) / statistics.median(small)
+    print(
+        f"add: `abcd memory add`, medians of {adds}: empty home {statistics.median(small) * 1e3:.0f}"
+        f" ms, {notes:,}-note home {statistics.median(large) * 1e3:.0f} ms: {ratio:.2f}x "
+        "(target <= 1.5x)"
+    )
+    print(
+        f"add: worst into the {notes:,}-note home {max(large) * 1e3:.0f} ms (empty home's worst "
+        f"{max(small) * 1e3:.0f} ms); no add rewrites the view or the index"
+    )
+    shutil.rmtree(empty.parent, ignore_errors=True)
+
+
+def _rate(home: Path, count: int, tag: str) -> float:
+    env = dict(os.environ, ABCD_HOME=str(home))
+    out = subprocess.run(
+        [PY, "-c", APPEND_WORKER, str(count), tag],
+        env=env,
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout
+    return count / float(out)
+
+
+def bare_rate(folder: Path, count: int) -> float:
+    """The disk's own ceiling: `count` appends of a journal-sized line, each `fsync`ed."""
+    fd = os.open(folder / "bare", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    line = b"x" * 500 + b"\n"
+    start = time.perf_counter()
+    for _ in range(count):
+        os.write(fd, line)
+        os.fsync(fd)
+    elapsed = time.perf_counter() - start
+    os.close(fd)
+    return count / elapsed
+
+
+def bench_appends(count: int, procs: int = 4) -> None:
+    scratch = Path(tempfile.mkdtemp())
+    print(
+        f"append: the disk's ceiling, {count:,} bare 500-byte writes each with fsync: "
+        f"{bare_rate(scratch, count):,.0f}/s"
+    )
+    single = _rate(scratch / "one", count, "1000")
+    print(
+        f"append: one process, {count:,} single-event appends with fsync into an empty home: "
+        f"{single:,.0f} events/s (target >= 2,000)"
+    )
+    env = dict(os.environ, ABCD_HOME=str(scratch / "many"))
+    per = count // procs
+    start = time.perf_counter()
+    running = [
+        subprocess.Popen(
+            [PY, "-c", APPEND_WORKER, str(per), str(2000 + i)], env=env, stdout=subprocess.PIPE
+        )
+        for i in range(procs)
+    ]
+    for proc in running:
+        proc.communicate()
+    total = time.perf_counter() - start
+    print(
+        f"append: {procs} processes x {per:,} single-event appends at once: "
+        f"{procs * per / total:,.0f} events/s in total (target >= 1,000), wall {total:.2f} s "
+        "including interpreter start"
+    )
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--notes", type=int, default=100_000)
+    parser.add_argument("--adds", type=int, default=70)
+    parser.add_argument("--appends", type=int, default=2000)
+    parser.add_argument("--root", type=Path, help="build the big home here, or reuse it")
+    parser.add_argument("--only", choices=("adds", "appends"))
+    args = parser.parse_args()
+    if args.only != "appends":
+        bench_adds(args.root or Path(tempfile.mkdtemp()), args.notes, args.adds)
+    if args.only != "adds":
+        bench_appends(args.appends)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
