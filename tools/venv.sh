@@ -41,6 +41,9 @@ if [ ! -f "$stamp" ]; then
     say "making .venv with $PY ($(py_version "$PY"))"
     "$PY" -m venv .venv
   fi
+  # pip before 25.0 writes console scripts that import `re` before abcd's first line (~4 ms
+  # on every prompt the hook answers through .venv/bin/abcd; pypa/pip#13166).
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade 'pip>=25'
   say "installing abcd and its dev tools into .venv (pip install -e '.[dev]'; about 20 s the first time)"
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
   rm -f .venv/.installed-*
