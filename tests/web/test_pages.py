@@ -137,3 +137,19 @@ def test_a_broken_journal_is_named_on_the_page_never_shown_as_whole(
         assert page.status == 409
         assert "journal broken at seq 2" in page.body
         assert "--edited" not in page.body
+
+
+def test_every_page_has_a_plain_title_and_a_sessions_sends_are_shown_once(
+    desk: Desk, abcd: Run
+) -> None:
+    note = add_note(abcd, "Lint with ruff", "ruff check src tests", "lint", session="s-one")
+    for path, title in [
+        ("/", "Queue"),
+        ("/notes", "Notes"),
+        (f"/notes/{note}", "Lint with ruff"),
+        ("/journal", "Journal"),
+        ("/journal?session=s-one", "Journal"),
+    ]:
+        body = desk.get(path).body
+        assert f"<title>{title} · abcd review</title>" in body, path
+    assert desk.get("/journal?session=s-one").body.count("Sent to session") == 1

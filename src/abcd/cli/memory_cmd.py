@@ -89,6 +89,13 @@ def _stamps(
     return written_by, session
 
 
+def _say_done(line: str, act: str, warnings: list[str]) -> None:
+    """One line for an act that landed, then each cache it could not write (the act stands)."""
+    print(escaped(line, keep=""))
+    for warning in warnings:
+        notice(f"warning: {act}, but {warning}")
+
+
 def _say_written(drafts: list[Draft], session: str | None, warnings: list[str]) -> None:
     """What a reviewer should know about notes just written (said after the write, never before).
 
@@ -362,9 +369,7 @@ def remove(
     removed_by, stamp = _stamps(by, session, find_repo(), person_allowed=True)
     warnings: list[str] = []
     note = service.remove_note(note_id, removed_by=removed_by, session=stamp, warnings=warnings)
-    print(escaped(f"removed {note.id}: {note.title}", keep=""))
-    for warning in warnings:
-        notice(f"warning: removed, but {warning}")
+    _say_done(f"removed {note.id}: {note.title}", "removed", warnings)
 
 
 NoteId = Annotated[str, typer.Argument(metavar="ID", help="The note's id (mem-...).")]
@@ -428,9 +433,7 @@ def revise(
         session=stamp,
         warnings=warnings,
     )
-    print(escaped(f"revised {note.id} (revision {note.revision}): {note.title}", keep=""))
-    for warning in warnings:
-        notice(f"warning: revised, but {warning}")
+    _say_done(f"revised {note.id} (revision {note.revision}): {note.title}", "revised", warnings)
 
 
 @app.command()
@@ -444,9 +447,7 @@ def keep(note_id: NoteId, by: ByPerson = "person", session: Session = None) -> N
     reviewed_by, stamp = _stamps(by, session, find_repo(), person_allowed=True)
     warnings: list[str] = []
     note = desk.keep(note_id, by=reviewed_by, session=stamp, warnings=warnings)
-    print(escaped(f"kept {note.id} as of revision {note.revision}: {note.title}", keep=""))
-    for warning in warnings:
-        notice(f"warning: kept, but {warning}")
+    _say_done(f"kept {note.id} as of revision {note.revision}: {note.title}", "kept", warnings)
 
 
 @app.command()
@@ -482,13 +483,11 @@ def promote(note_id: NoteId, session: Session = None) -> None:
         raise Refused("not confirmed", message="refused: not confirmed; nothing was written")
     warnings: list[str] = []
     promoted = desk.promote(note_id, session=stamp, seen=note.revision, warnings=warnings)
-    print(
-        escaped(
-            f"promoted {note_id} into {promoted.file}: review the change and commit it", keep=""
-        )
+    _say_done(
+        f"promoted {note_id} into {promoted.file}: review the change and commit it",
+        "promoted",
+        warnings,
     )
-    for warning in warnings:
-        notice(f"warning: promoted, but {warning}")
 
 
 __all__ = ["AbcdError", "app"]
