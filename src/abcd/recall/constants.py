@@ -115,6 +115,3 @@ SECOND_MIN_SHARE: Final = 0.3
 # A prompt with more distinct content words than this is a paste (a log, a file), not what a
 # person types: the second tier judges nothing for it, which bounds its work on the hook's path.
 SECOND_MAX_WORDS: Final = 48
-# A content word an item lacks may be made up by one of its synonyms (`abcd.recall.synonyms`), at
-# this share of the synonym's own BM25F part: below a direct match, always.
-SYNONYM_WEIGHT: Final = 0.5

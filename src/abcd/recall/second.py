@@ -39,16 +39,8 @@ Imports nothing the hook does not load already.
 from __future__ import annotations
 
 from abcd.recall.bm25f import idf
-from abcd.recall.constants import (
-    K1,
-    SECOND_MAX_WORDS,
-    SECOND_MIN_SCORE,
-    SECOND_MIN_SHARE,
-    SYNONYM_WEIGHT,
-    B,
-)
+from abcd.recall.constants import K1, SECOND_MAX_WORDS, SECOND_MIN_SCORE, SECOND_MIN_SHARE, B
 from abcd.recall.index import DENSE_MIN, DENSE_SHARE, EVERYWHERE
-from abcd.recall.synonyms import expansions
 from abcd.recall.terms import stems
 
 TYPE_CHECKING = False
@@ -129,51 +121,27 @@ class Second:
         self.skipped = len(words) > SECOND_MAX_WORDS
         if self.skipped:
             words = []
-        stopped = stop_stems()
-        via = {w: [s for s in syns if s not in stopped] for w, syns in expansions(words).items()}
-        extra = sorted({s for syns in via.values() for s in syns})
-        held = holding([*words, *extra]) if words else {}
+        held = holding(words) if words else {}
         self.words = [w for w in words if held.get(w, 0) > 0]
-        # Each content word's synonyms some item in reach holds (`abcd.recall.synonyms`).
-        self.via = {w: [s for s in via.get(w, ()) if held.get(s, 0) > 0] for w in words}
-        self.via = {w: syns for w, syns in self.via.items() if syns}
-        self.slots = sorted({*self.words, *self.via})
-        self.terms = sorted({*self.words, *(s for syns in self.via.values() for s in syns)})
-        self.idf_of = {t: idf(n, held[t]) for t in self.terms}
+        self.idf_of = {w: idf(n, held[w]) for w in self.words}
         self.telling = frozenset(
-            t for t in self.terms if held[t] < DENSE_MIN or held[t] * DENSE_SHARE < n
+            w for w in self.words if held[w] < DENSE_MIN or held[w] * DENSE_SHARE < n
         )
-        # What each content word can give an item: its own idf when an item holds it, else the
-        # largest of its synonyms' (a synonym gives `SYNONYM_WEIGHT` of its part, never all).
         self.mass = 0.0
-        for w in self.slots:  # in sorted order, as every sum here
-            if w in self.idf_of:
-                self.mass += self.idf_of[w]
-            elif not self.words:  # a synonym-only slot counts only when no content word is held
-                self.mass += max(self.idf_of[s] for s in self.via[w])
+        for w in self.words:  # in sorted order, as every sum here
+            self.mass += self.idf_of[w]
         self.avg_len = avg_len
 
     def judge(self, length: int, weight: Callable[[str], int]) -> Judged:
-        """An item's judgement from its weighted length and each stem's weighted count.
-
-        Each content word gives the item the larger of its own BM25F part and
-        `SYNONYM_WEIGHT` times its best synonym's part.
-        """
+        """An item's judgement from its weighted length and each stem's weighted count."""
         norm = K1 * (1.0 - B + B * length / self.avg_len)
         total = 0.0
         words = []
-        for w in self.slots:
-            tf = weight(w) if w in self.idf_of else 0
-            part = self.idf_of[w] * tf / (tf + norm) if tf else 0.0
-            named = w
-            for s in self.via.get(w, ()):
-                tf = weight(s)
-                if tf and SYNONYM_WEIGHT * self.idf_of[s] * tf / (tf + norm) > part:
-                    part = SYNONYM_WEIGHT * self.idf_of[s] * tf / (tf + norm)
-                    named = f"{s} (for {w})"
-            if part > 0.0:
-                total += part
-                words.append(named)
+        for w in self.words:
+            tf = weight(w)
+            if tf:
+                total += self.idf_of[w] * tf / (tf + norm)
+                words.append(w)
         share = total / self.mass if self.mass > 0 else 0.0
         return Judged(total, share, tuple(words))
 
@@ -190,10 +158,10 @@ class Second:
         Only notes whose judgement is admitted are returned; whether a note
         is in reach (its group) is the caller's to check.
         """
-        if not self.terms:
+        if not self.words:
             return {}
-        known = index.terms(self.terms)
-        postings = {w: index.postings(known[w]) for w in self.terms if w in known}
+        known = index.terms(self.words)
+        postings = {w: index.postings(known[w]) for w in self.words if w in known}
         # Each holder of a telling word, with its weighted count of each content word it holds:
         # the work is the telling words' postings, then one look-up a holder for each other word.
         held: dict[int, dict[str, int]] = {}
@@ -212,7 +180,7 @@ class Second:
                     held.setdefault(no, {})[w] = int(count)
         if not held:
             return {}
-        for w in self.terms:
+        for w in self.words:
             weights = postings.get(w)
             if w in self.telling or weights is None:
                 continue
