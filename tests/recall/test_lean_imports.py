@@ -84,3 +84,21 @@ def test_the_recall_core_compiles_no_pattern_at_import_nor_for_ascii_text() -> N
 def test_the_repository_is_found_without_asking_git() -> None:
     loaded = loaded_by(f"import os; from abcd.repo import find_repo; find_repo({str(SRC)!r})")
     assert "subprocess" not in loaded
+
+
+def test_an_ascii_prompt_loads_no_unicode_database_and_no_chain_walker() -> None:
+    # `unicodedata` is a shared library, and the chain's walker serves only a journal changed
+    # since its stamps: a prompt that needs neither loads neither (issue 13).
+    loaded = loaded_by(
+        f"import {', '.join(MODULES)}; "
+        "from abcd.recall.terms import Prompt, words; "
+        "Prompt(\"Run the tests, don't skip *TESTING\"); words('the deploy is flaky')"
+    )
+    assert {"unicodedata", "abcd.journal.chain"} & loaded == set()
+
+
+def test_text_that_is_not_ascii_is_still_normalised_in_a_fresh_process() -> None:
+    # The lazily loaded database still reads full-width letters and ligatures as plain words.
+    assert run(
+        "from abcd.recall.terms import words; print(words('\\uff34\\uff45st \\ufb01le'))"
+    ).strip() == ("['test', 'file']")

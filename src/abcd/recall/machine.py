@@ -25,7 +25,6 @@ from abcd.digest import (
     view_segments_stamp,
 )
 from abcd.errors import NEWER_ABCD, CorruptFile, JournalBroken, hint_for
-from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.head import Head, head_beside, view_checkpoint
 from abcd.journal.segments import Segments, segment_rel
 from abcd.recall.items import Item
@@ -34,6 +33,8 @@ from abcd.trust.guarded import Home
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from abcd.journal.chain import Link
 
 VIEW_FILE = "memory.json"
 NO_INDEX_STAMP = "0" * STAMP_LEN
@@ -145,6 +146,8 @@ def hold_to_witnesses(
             raise locate_break(segs, checkpoint)
     if stamp == segs.stamp():
         return head
+    from abcd.journal.chain import first_break  # a segment changed: the chain is walked whole
+
     found = first_break(_links(segs), checkpoint, classify=False)
     if found is not None:
         raise JournalBroken(found.seq, found.what, found.where, hint=hint_for(found.what))
@@ -153,6 +156,8 @@ def hold_to_witnesses(
 
 def _links(segs: Segments) -> list[Link]:
     """Every complete line as a `Link`, decoded as the envelope decoder would (lean)."""
+    from abcd.journal.chain import Link
+
     links = []
     for raw in segs.lines():
         try:
@@ -191,6 +196,8 @@ def _links(segs: Segments) -> list[Link]:
 
 def locate_break(segs: Segments, checkpoint: tuple[int, int, int, str] | None) -> JournalBroken:
     """The break as `journal verify` names it, for the hook (an error path: it reads the journal)."""
+    from abcd.journal.chain import Break, first_break
+
     found = first_break(_links(segs), checkpoint, classify=False) or Break(
         0, "the journal changed while it was read", "journal"
     )

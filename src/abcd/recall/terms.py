@@ -32,8 +32,6 @@ lower-case, and no function here raises on any `str`.
 
 from __future__ import annotations
 
-import unicodedata
-
 import Stemmer
 
 from abcd.recall.constants import (
@@ -88,6 +86,8 @@ class _MarkTable(dict[str, bool]):
     """character -> whether it is a combining mark (category M), read from `unicodedata` once."""
 
     def __missing__(self, char: str) -> bool:
+        import unicodedata  # only non-ASCII text needs it (see `_nfkc`)
+
         mark = unicodedata.category(char)[0] == "M"
         if len(self) < MARK_CACHE_SIZE:
             self[char] = mark
@@ -172,6 +172,10 @@ def _normal(text: str) -> str:
 
 
 def _nfkc(text: str) -> str:
+    # `unicodedata` is a shared library: loading it costs a prompt a fraction of a millisecond,
+    # and ASCII text (most prompts, most items) never comes here (`words`).
+    import unicodedata
+
     # The quick check is far cheaper than normalising text that is already normal.
     if unicodedata.is_normalized("NFKC", text):
         return text
