@@ -434,6 +434,7 @@ def append_lines(segs: Segments, number: int, data: bytes, offset: int) -> None:
             raise StorageError(f"{segs.home.shown(rel)}: cannot append: {err.strerror}") from err
     finally:
         os.close(fd)
+    segs.added(number)
     if offset == 0:
         os.fsync(segs.dfd)
 
@@ -585,6 +586,7 @@ def open_for_write(home: Home, segs: Segments) -> tuple[int | None, Head | None]
     return the recall index's seq (`None` without a usable index) and the head line."""
     repair_pending(segs)
     repair_torn_tail(segs)
+    segs.remember()  # repaired: from here on only this writer changes the journal
     head = read_head(home)
     return hold_to_witnesses(home, segs, head), head
 
