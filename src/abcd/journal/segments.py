@@ -97,6 +97,7 @@ class Segments:
         self.dfd = home.open_dir(JOURNAL_DIR, create=create)
         # Where a batch still being written (or whose writer died) starts: readers stop there.
         self.stop: tuple[int, int] | None = None
+        self.intent = False  # whether `pending` last found the intent's file, whole or not
         # Remembered only while a writer holds the lock past its repairs (`remember`): the
         # segment numbers, and the complete lines found ending at an offset.
         self._numbers: list[int] | None = None
@@ -107,6 +108,7 @@ class Segments:
 
     def pending(self) -> tuple[int, int, int, str] | None:
         """The intent of a batch not yet complete: (segment, start, end, hash of its last line)."""
+        self.intent = False
         if self.dfd is None:
             return None
         try:
@@ -115,6 +117,7 @@ class Segments:
             return None
         except OSError as err:
             raise TrustError(self.home.shown(f"{JOURNAL_DIR}/{PENDING_NAME}"), str(err)) from err
+        self.intent = True
         try:
             fields = os.read(fd, 256).split()
         finally:
@@ -140,14 +143,14 @@ class Segments:
         after the repairs, where nothing but this writer's own appends changes the journal.
 
         An append only adds bytes past the lines remembered (a failed one cuts back to where it
-        began), and a new segment is announced through `added`.
+        began; a torn tail cut away holds no complete line), and a segment this writer creates or
+        removes is announced through `renumbered`.
         """
         self._lines = {}
 
-    def added(self, number: int) -> None:
-        """This writer appended to segment `number` (perhaps a new one)."""
-        if self._numbers is not None and number not in self._numbers:
-            self._numbers = None
+    def renumbered(self) -> None:
+        """This writer created or removed a segment: the listing is read again."""
+        self._numbers = None
 
     def close(self) -> None:
         self._lines = self._numbers = None
