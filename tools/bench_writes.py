@@ -13,7 +13,13 @@
 2. Single-event appends through the store in one process (`--appends`, with
    `fsync`, into an empty home; target >= 2,000/s), and 4 processes each
    appending a quarter at once (target >= 1,000/s in total, wall time
-   including interpreter start).
+   including interpreter start). Beside them, in the same run: the disk's
+   ceiling (bare 500-byte writes, each `fsync`ed, before and after the
+   appends, since it swings), the CPU time of one append, and the rate with
+   `os.fsync` stubbed out in the worker (what the code costs without the
+   disk's flush; compactions run as in the real one), and the rate with
+   `fsync` but no compaction asked for (`COMPACT_AFTER` raised in the worker:
+   what the compactions every 64 appends cost the writers).
 
 `--root DIR` builds the big home there (`tools/bench_hook.py`'s builder), or
 reuses it; the adds leave it trailing, and the next run compacts it first.
@@ -39,17 +45,21 @@ PY = sys.executable
 ABCD = str(Path(PY).parent / "abcd")
 
 APPEND_WORKER = """
-import sys, time
+import os, sys, time
+if "nofsync" in sys.argv[3:]:
+    os.fsync = lambda fd: None  # the CPU's own ceiling: everything but the disk's flush
 from abcd.journal import store
+if "nocompact" in sys.argv[3:]:
+    store.COMPACT_AFTER = 10**9  # the append path alone: no compaction is asked for
 from abcd.journal.events import NoteAdded
 count, tag = int(sys.argv[1]), sys.argv[2]
 def note(n):
     return NoteAdded(id=f"mem-{tag}{n:012d}", title=f"lesson {n}", body="b" * 300, recall=("race",),
                      root=None, origin="agent", written_by="Claude:claude-opus-4-8", session="s")
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 for n in range(count):
     store.append_records(lambda _known, e=note(n): [e])
-print(time.perf_counter() - start)
+print(time.perf_counter() - start, time.process_time() - cpu)
 """
 
 
@@ -105,16 +115,18 @@ def bench_adds(root: Path, notes: int, adds: int) -> None:
     shutil.rmtree(empty.parent, ignore_errors=True)
 
 
-def _rate(home: Path, count: int, tag: str) -> float:
+def _rate(home: Path, count: int, tag: str, *extra: str) -> tuple[float, float]:
+    """Appends per second in one process, and the CPU (user + system) of one append in ms."""
     env = dict(os.environ, ABCD_HOME=str(home))
     out = subprocess.run(
-        [PY, "-c", APPEND_WORKER, str(count), tag],
+        [PY, "-c", APPEND_WORKER, str(count), tag, *extra],
         env=env,
         text=True,
         capture_output=True,
         check=True,
     ).stdout
-    return count / float(out)
+    wall, cpu = map(float, out.split())
+    return count / wall, cpu / count * 1e3
 
 
 def bare_rate(folder: Path, count: int) -> float:
@@ -136,11 +148,22 @@ def bench_appends(count: int, procs: int = 4) -> None:
         f"append: the disk's ceiling, {count:,} bare 500-byte writes each with fsync: "
         f"{bare_rate(scratch, count):,.0f}/s"
     )
-    single = _rate(scratch / "one", count, "1000")
+    single, cpu = _rate(scratch / "one", count, "1000")
     print(
         f"append: one process, {count:,} single-event appends with fsync into an empty home: "
-        f"{single:,.0f} events/s (target >= 2,000)"
+        f"{single:,.0f} events/s (target >= 2,000), {cpu:.3f} ms of CPU each"
     )
+    bare, cpu = _rate(scratch / "cpu", count, "3000", "nofsync")
+    print(
+        f"append: the same with fsync stubbed out (the CPU's ceiling): {bare:,.0f} events/s, "
+        f"{cpu:.3f} ms of CPU each"
+    )
+    alone, cpu = _rate(scratch / "alone", count, "4000", "nocompact")
+    print(
+        "append: the same with fsync, no compaction asked for (the append path alone): "
+        f"{alone:,.0f} events/s, {cpu:.3f} ms of CPU each"
+    )
+    print(f"append: the disk's ceiling again, after them: {bare_rate(scratch, count):,.0f}/s")
     env = dict(os.environ, ABCD_HOME=str(scratch / "many"))
     per = count // procs
     start = time.perf_counter()
