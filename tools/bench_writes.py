@@ -2,7 +2,7 @@
 """Benchmark of writes in a big home (issue 13's last part), every figure measured in one run.
 
     .venv/bin/python tools/bench_writes.py [--notes 100000] [--adds 70] [--appends 2000]
-                                           [--root DIR]
+                                           [--root DIR] [--only adds|appends|one]
 
 1. `abcd memory add` (the installed console script, a fresh process each)
    into an empty home and into a home of `--notes` notes, alternating,
@@ -20,6 +20,10 @@
    disk's flush; compactions run as in the real one), and the rate with
    `fsync` but no compaction asked for (`COMPACT_AFTER` raised in the worker:
    what the compactions every 64 appends cost the writers).
+
+3. `--only one`: the system calls of a single append under `strace` (the
+   71st into a home, so past an inline compaction): how many, how many
+   `open`s, how many bytes read.
 
 `--root DIR` builds the big home there (`tools/bench_hook.py`'s builder), or
 reuses it; the adds leave it trailing, and the next run compacts it first.
@@ -184,14 +188,46 @@ def bench_appends(count: int, procs: int = 4) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
 
 
+ONE_APPEND = """
+import os, sys
+from abcd.journal import store
+from abcd.journal.events import NoteAdded
+def note(n):
+    return NoteAdded(id=f"mem-5{n:012d}", title=f"lesson {n}", body="b" * 300, recall=("race",),
+                     root=None, origin="agent", written_by="Claude:claude-opus-4-8", session="s")
+for n in range(70):
+    store.append_records(lambda _known, e=note(n): [e])
+os.path.exists("/abcd-bench-one-append-start")
+store.append_records(lambda _known, e=note(70): [e])
+os.path.exists("/abcd-bench-one-append-end")
+"""
+
+
+def trace_one() -> None:
+    """The system calls of one append (the 71st into a home, past a compaction), by `strace`."""
+    scratch = Path(tempfile.mkdtemp())
+    trace = scratch / "trace"
+    env = dict(os.environ, ABCD_HOME=str(scratch / "home"))
+    subprocess.run(["strace", "-o", str(trace), PY, "-c", ONE_APPEND], env=env, check=True)
+    between = trace.read_text().split("/abcd-bench-one-append-start", 1)[1]
+    calls = between.split("/abcd-bench-one-append-end", 1)[0].splitlines()[1:-1]
+    opens = sum(c.startswith("openat(") for c in calls)
+    read = sum(int(c.rsplit("= ", 1)[1]) for c in calls if c.startswith("pread64("))
+    print(f"one append: {len(calls)} system calls, {opens} opens, {read:,} bytes read by pread")
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--notes", type=int, default=100_000)
     parser.add_argument("--adds", type=int, default=70)
     parser.add_argument("--appends", type=int, default=2000)
     parser.add_argument("--root", type=Path, help="build the big home here, or reuse it")
-    parser.add_argument("--only", choices=("adds", "appends"))
+    parser.add_argument("--only", choices=("adds", "appends", "one"))
     args = parser.parse_args()
+    if args.only == "one":
+        trace_one()
+        return 0
     if args.only != "appends":
         bench_adds(args.root or Path(tempfile.mkdtemp()), args.notes, args.adds)
     if args.only != "adds":
