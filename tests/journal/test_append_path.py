@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from abcd.constants import LINE_MAX_BYTES
 from abcd.errors import JournalBroken
 from abcd.journal import store
-from abcd.journal.segments import Segments, segment_rel
+from abcd.journal.segments import Segments, segment_name
 from abcd.recall.index import INDEX_FILE, index_bytes, rebuild_index
 from abcd.trust import Home
 
@@ -48,9 +48,7 @@ def test_a_line_is_found_by_its_end_as_a_read_of_the_whole_bound_finds_it(
         assert home is not None
         with home, Segments(home, create=True) as segs:
             assert segs.dfd is not None
-            fd = os.open(
-                segment_rel(1).split("/")[1], os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=segs.dfd
-            )
+            fd = os.open(segment_name(1), os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=segs.dfd)
             os.write(fd, data)
             os.close(fd)
             for end in range(1, len(data) + 1):
