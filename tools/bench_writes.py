@@ -2,7 +2,7 @@
 """Benchmark of writes in a big home (issue 13's last part), every figure measured in one run.
 
     .venv/bin/python tools/bench_writes.py [--notes 100000] [--adds 70] [--appends 2000]
-                                           [--root DIR]
+                                           [--root DIR] [--only adds|appends|one]
 
 1. `abcd memory add` (the installed console script, a fresh process each)
    into an empty home and into a home of `--notes` notes, alternating,
@@ -13,7 +13,17 @@
 2. Single-event appends through the store in one process (`--appends`, with
    `fsync`, into an empty home; target >= 2,000/s), and 4 processes each
    appending a quarter at once (target >= 1,000/s in total, wall time
-   including interpreter start).
+   including interpreter start). Beside them, in the same run: the disk's
+   ceiling (bare 500-byte writes, each `fsync`ed, before and after the
+   appends, since it swings), the CPU time of one append, and the rate with
+   `os.fsync` stubbed out in the worker (what the code costs without the
+   disk's flush; compactions run as in the real one), and the rate with
+   `fsync` but no compaction asked for (`COMPACT_AFTER` raised in the worker:
+   what the compactions every 64 appends cost the writers).
+
+3. `--only one`: the system calls of a single append under `strace` (the
+   71st into a home, so past an inline compaction): how many, how many
+   `open`s, how many bytes read.
 
 `--root DIR` builds the big home there (`tools/bench_hook.py`'s builder), or
 reuses it; the adds leave it trailing, and the next run compacts it first.
@@ -39,17 +49,21 @@ PY = sys.executable
 ABCD = str(Path(PY).parent / "abcd")
 
 APPEND_WORKER = """
-import sys, time
+import os, sys, time
+if "nofsync" in sys.argv[3:]:
+    os.fsync = lambda fd: None  # the CPU's own ceiling: everything but the disk's flush
 from abcd.journal import store
+if "nocompact" in sys.argv[3:]:
+    store.COMPACT_AFTER = 10**9  # the append path alone: no compaction is asked for
 from abcd.journal.events import NoteAdded
 count, tag = int(sys.argv[1]), sys.argv[2]
 def note(n):
     return NoteAdded(id=f"mem-{tag}{n:012d}", title=f"lesson {n}", body="b" * 300, recall=("race",),
                      root=None, origin="agent", written_by="Claude:claude-opus-4-8", session="s")
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 for n in range(count):
     store.append_records(lambda _known, e=note(n): [e])
-print(time.perf_counter() - start)
+print(time.perf_counter() - start, time.process_time() - cpu)
 """
 
 
@@ -105,16 +119,18 @@ def bench_adds(root: Path, notes: int, adds: int) -> None:
     shutil.rmtree(empty.parent, ignore_errors=True)
 
 
-def _rate(home: Path, count: int, tag: str) -> float:
+def _rate(home: Path, count: int, tag: str, *extra: str) -> tuple[float, float]:
+    """Appends per second in one process, and the CPU (user + system) of one append in ms."""
     env = dict(os.environ, ABCD_HOME=str(home))
     out = subprocess.run(
-        [PY, "-c", APPEND_WORKER, str(count), tag],
+        [PY, "-c", APPEND_WORKER, str(count), tag, *extra],
         env=env,
         text=True,
         capture_output=True,
         check=True,
     ).stdout
-    return count / float(out)
+    wall, cpu = map(float, out.split())
+    return count / wall, cpu / count * 1e3
 
 
 def bare_rate(folder: Path, count: int) -> float:
@@ -136,11 +152,22 @@ def bench_appends(count: int, procs: int = 4) -> None:
         f"append: the disk's ceiling, {count:,} bare 500-byte writes each with fsync: "
         f"{bare_rate(scratch, count):,.0f}/s"
     )
-    single = _rate(scratch / "one", count, "1000")
+    single, cpu = _rate(scratch / "one", count, "1000")
     print(
         f"append: one process, {count:,} single-event appends with fsync into an empty home: "
-        f"{single:,.0f} events/s (target >= 2,000)"
+        f"{single:,.0f} events/s (target >= 2,000), {cpu:.3f} ms of CPU each"
     )
+    bare, cpu = _rate(scratch / "cpu", count, "3000", "nofsync")
+    print(
+        f"append: the same with fsync stubbed out (the CPU's ceiling): {bare:,.0f} events/s, "
+        f"{cpu:.3f} ms of CPU each"
+    )
+    alone, cpu = _rate(scratch / "alone", count, "4000", "nocompact")
+    print(
+        "append: the same with fsync, no compaction asked for (the append path alone): "
+        f"{alone:,.0f} events/s, {cpu:.3f} ms of CPU each"
+    )
+    print(f"append: the disk's ceiling again, after them: {bare_rate(scratch, count):,.0f}/s")
     env = dict(os.environ, ABCD_HOME=str(scratch / "many"))
     per = count // procs
     start = time.perf_counter()
@@ -161,14 +188,46 @@ def bench_appends(count: int, procs: int = 4) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
 
 
+ONE_APPEND = """
+import os, sys
+from abcd.journal import store
+from abcd.journal.events import NoteAdded
+def note(n):
+    return NoteAdded(id=f"mem-5{n:012d}", title=f"lesson {n}", body="b" * 300, recall=("race",),
+                     root=None, origin="agent", written_by="Claude:claude-opus-4-8", session="s")
+for n in range(70):
+    store.append_records(lambda _known, e=note(n): [e])
+os.path.exists("/abcd-bench-one-append-start")
+store.append_records(lambda _known, e=note(70): [e])
+os.path.exists("/abcd-bench-one-append-end")
+"""
+
+
+def trace_one() -> None:
+    """The system calls of one append (the 71st into a home, past a compaction), by `strace`."""
+    scratch = Path(tempfile.mkdtemp())
+    trace = scratch / "trace"
+    env = dict(os.environ, ABCD_HOME=str(scratch / "home"))
+    subprocess.run(["strace", "-o", str(trace), PY, "-c", ONE_APPEND], env=env, check=True)
+    between = trace.read_text().split("/abcd-bench-one-append-start", 1)[1]
+    calls = between.split("/abcd-bench-one-append-end", 1)[0].splitlines()[1:-1]
+    opens = sum(c.startswith("openat(") for c in calls)
+    read = sum(int(c.rsplit("= ", 1)[1]) for c in calls if c.startswith("pread64("))
+    print(f"one append: {len(calls)} system calls, {opens} opens, {read:,} bytes read by pread")
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--notes", type=int, default=100_000)
     parser.add_argument("--adds", type=int, default=70)
     parser.add_argument("--appends", type=int, default=2000)
     parser.add_argument("--root", type=Path, help="build the big home here, or reuse it")
-    parser.add_argument("--only", choices=("adds", "appends"))
+    parser.add_argument("--only", choices=("adds", "appends", "one"))
     args = parser.parse_args()
+    if args.only == "one":
+        trace_one()
+        return 0
     if args.only != "appends":
         bench_adds(args.root or Path(tempfile.mkdtemp()), args.notes, args.adds)
     if args.only != "adds":

@@ -43,6 +43,28 @@ def segment_rel(number: int) -> str:
     return f"{JOURNAL_DIR}/{segment_name(number)}"
 
 
+# A line is looked for in the last few KiB before its end first: the whole bound only when it is
+# longer (most lines are well under 1 KiB, and a segment may be megabytes).
+_TAIL_READ = 4096
+
+
+def _line_before(fd: int, end: int) -> bytes | None:
+    """The complete line of `fd` whose newline is the byte before `end` (at most
+    `LINE_MAX_BYTES` long), or `None`."""
+    window = min(end, _TAIL_READ)
+    while True:
+        start = end - window
+        chunk = os.pread(fd, window, start)
+        if not chunk.endswith(b"\n"):
+            return None
+        cut = chunk.rfind(b"\n", 0, len(chunk) - 1)
+        if cut >= 0 or start == 0:
+            return chunk[cut + 1 : -1]
+        if window > LINE_MAX_BYTES:
+            return None  # longer than any line abcd writes
+        window = min(end, LINE_MAX_BYTES + 1)
+
+
 class RawLine:
     """A complete line as stored: its segment, the offset just past its newline, its bytes.
 
@@ -75,12 +97,18 @@ class Segments:
         self.dfd = home.open_dir(JOURNAL_DIR, create=create)
         # Where a batch still being written (or whose writer died) starts: readers stop there.
         self.stop: tuple[int, int] | None = None
+        self.intent = False  # whether `pending` last found the intent's file, whole or not
+        # Remembered only while a writer holds the lock past its repairs (`remember`): the
+        # segment numbers, and the complete lines found ending at an offset.
+        self._numbers: list[int] | None = None
+        self._lines: dict[tuple[int, int], bytes] | None = None
         pending = self.pending()
         if pending is not None:
             self.stop = (pending[0], pending[1])
 
     def pending(self) -> tuple[int, int, int, str] | None:
         """The intent of a batch not yet complete: (segment, start, end, hash of its last line)."""
+        self.intent = False
         if self.dfd is None:
             return None
         try:
@@ -89,6 +117,7 @@ class Segments:
             return None
         except OSError as err:
             raise TrustError(self.home.shown(f"{JOURNAL_DIR}/{PENDING_NAME}"), str(err)) from err
+        self.intent = True
         try:
             fields = os.read(fd, 256).split()
         finally:
@@ -109,7 +138,22 @@ class Segments:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def remember(self) -> None:
+        """Remember the listing and every complete line read from here on: call under the lock,
+        after the repairs, where nothing but this writer's own appends changes the journal.
+
+        An append only adds bytes past the lines remembered (a failed one cuts back to where it
+        began; a torn tail cut away holds no complete line), and a segment this writer creates or
+        removes is announced through `renumbered`.
+        """
+        self._lines = {}
+
+    def renumbered(self) -> None:
+        """This writer created or removed a segment: the listing is read again."""
+        self._numbers = None
+
     def close(self) -> None:
+        self._lines = self._numbers = None
         if self.dfd is not None:
             os.close(self.dfd)
             self.dfd = None
@@ -118,11 +162,16 @@ class Segments:
         """The segment numbers present, ascending."""
         if self.dfd is None:
             return []
+        if self._numbers is not None:
+            return list(self._numbers)
         try:
             names = os.listdir(self.dfd)
         except OSError as err:
             raise StorageError(f"{self.home.shown(JOURNAL_DIR)}: {err.strerror}") from err
-        return sorted(n for n in map(segment_number, names) if n is not None)
+        numbers = sorted(n for n in map(segment_number, names) if n is not None)
+        if self._lines is not None:
+            self._numbers = numbers
+        return list(numbers)
 
     def open(
         self, number: int, flags: int = os.O_RDONLY | os.O_NONBLOCK
@@ -189,6 +238,8 @@ class Segments:
         """The complete line whose newline is the byte before `end`, or `None` if there is none."""
         if end <= 0:
             return None
+        if self._lines is not None and (number, end) in self._lines:
+            return self._lines[number, end]
         opened = self.open(number)
         if opened is None:
             return None
@@ -196,17 +247,12 @@ class Segments:
         try:
             if st.st_size < end:
                 return None
-            start = max(0, end - LINE_MAX_BYTES - 1)
-            chunk = os.pread(fd, end - start, start)
+            line = _line_before(fd, end)
         finally:
             os.close(fd)
-        if not chunk.endswith(b"\n"):
-            return None
-        body = chunk[:-1]
-        cut = body.rfind(b"\n")
-        if cut < 0 and start > 0:
-            return None
-        return body[cut + 1 :]
+        if line is not None and self._lines is not None:
+            self._lines[number, end] = line
+        return line
 
     def holds(self, number: int, end: int, head: str) -> bool:
         """Whether the line ending at `end` in segment `number` hashes to `head` (a checkpoint or

@@ -171,15 +171,39 @@ def locate_break(home: Home, segs: Segments) -> JournalBroken:
     return broken(found or Break(0, "the journal changed while it was read", JOURNAL_DIR))
 
 
-def index_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
-    from abcd.recall.index import Index, IndexUnusable
+# The checkpoint of the last recall index this process read, by the index file's identity.
+_index_seen: tuple[tuple[str, int, str], tuple[int, int, int, str]] | None = None
 
+
+def index_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
+    """The recall index's checkpoint, or `None` without a usable index.
+
+    A writer asks on every append; a process that appends again and again
+    finds the same file (its inode, size and change time, which every write,
+    rename or chmod moves and the account cannot set back) and is answered
+    from what it read there the last time, for one `stat`.
+    """
+    global _index_seen
+    from abcd.recall.index import INDEX_FILE, Index, IndexUnusable
+
+    try:
+        st = os.stat(INDEX_FILE, dir_fd=home.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        st = None  # Index.open names the trouble
+    key = None if st is None else (home.path, st.st_dev, file_stamp(st))
+    if _index_seen is not None and key is not None and _index_seen[0] == key:
+        return _index_seen[1]
     try:
         index = Index.open(home)
     except (IndexUnusable, TrustError, OSError, ValueError, EOFError):
         return None
     try:
-        return tuple(index.checkpoint)  # type: ignore[return-value]
+        checkpoint: tuple[int, int, int, str] = tuple(index.checkpoint)  # type: ignore[assignment]
+        if key is not None and file_stamp(os.fstat(index.fd)) == key[2]:
+            _index_seen = (key, checkpoint)  # the very file stat'ed above
+        return checkpoint
     finally:
         index.close()
 
@@ -367,12 +391,11 @@ def journal_lock(segs: Segments) -> Iterator[None]:
         fd = open_at(LOCK_NAME, flags, FILE_MODE, segs.dfd)
     except OSError as err:
         raise TrustError(segs.home.shown(f"{JOURNAL_DIR}/{LOCK_NAME}"), str(err)) from err
-    handle = os.fdopen(fd, "r+b")
     try:
-        portalocker.lock(handle, portalocker.LOCK_EX)
+        portalocker.lock(fd, portalocker.LOCK_EX)  # the descriptor itself: no file object
         yield
     finally:
-        handle.close()  # closing the descriptor releases the lock
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def repair_torn_tail(segs: Segments) -> bool:
@@ -406,6 +429,7 @@ def repair_torn_tail(segs: Segments) -> bool:
         os.close(fd)
     if keep == 0 and number > 1 and segs.dfd is not None:
         os.unlink(segment_name(number), dir_fd=segs.dfd)
+        segs.renumbered()
         os.fsync(segs.dfd)
     return True
 
@@ -435,6 +459,7 @@ def append_lines(segs: Segments, number: int, data: bytes, offset: int) -> None:
     finally:
         os.close(fd)
     if offset == 0:
+        segs.renumbered()  # a new segment
         os.fsync(segs.dfd)
 
 
@@ -475,7 +500,7 @@ def repair_pending(segs: Segments) -> bool:
     """
     pending = segs.pending()
     if pending is None:
-        if segs.dfd is not None:
+        if segs.intent:
             _clear_pending(segs)  # an intent cut short: its batch never began
         return False
     number, start, end, last = pending
@@ -584,6 +609,7 @@ def open_for_write(home: Home, segs: Segments) -> tuple[int | None, Head | None]
     """Under the lock: cut what a dead writer left, and hold the journal to its witnesses;
     return the recall index's seq (`None` without a usable index) and the head line."""
     repair_pending(segs)
+    segs.remember()  # from here on only this writer changes the journal
     repair_torn_tail(segs)
     head = read_head(home)
     return hold_to_witnesses(home, segs, head), head
