@@ -889,8 +889,8 @@ def append_records(
     `plan` runs under the lock, so what it checks (an id is new, a note
     exists) still holds when its events land. If it raises, nothing is
     written. The view and the index are not rewritten: the head line
-    (`abcd.journal.head`) is, and once they trail the journal by
-    `COMPACT_AFTER` events they are compacted off this path
+    (`abcd.journal.head`) is, and each time they come to trail the journal by
+    a multiple of `COMPACT_AFTER` events a compaction is asked for, off this path
     (`abcd.journal.compact`). Only a writer that finds no head line beside
     the view (a new home, caches lost or made by another version) writes
     the view and `projections` whole, as before. Once the lines are durable,
@@ -922,11 +922,25 @@ def append_records(
             warnings.append(f"{err}; readers walk the journal's chain instead")
         view_seq = base.view_cp[2]
         trailing = cp.seq - min(view_seq, view_seq if index_seq is None else index_seq)
-        if trailing >= COMPACT_AFTER:
+        if crossed_bound(trailing, len(records)):
             from abcd.journal.compact import compact_soon
 
             compact_soon(home, base.view_bytes, warnings)
         return records
+
+
+def crossed_bound(trailing: int, appended: int) -> bool:
+    """Whether an append of `appended` events that leaves the caches `trailing` crossed
+    `COMPACT_AFTER` or one of its multiples: the appends that ask for a compaction.
+
+    One append in `COMPACT_AFTER` asks, whichever process makes it, so while a
+    compaction runs (or waits out its spacing) the others neither try its lock
+    nor start another; one that was asked for and did not run is asked for
+    again `COMPACT_AFTER` events later.
+    """
+    return trailing >= COMPACT_AFTER and (trailing - appended) // COMPACT_AFTER < (
+        trailing // COMPACT_AFTER
+    )
 
 
 def _bytes_past(segs: Segments, base: _Base) -> int:
