@@ -7,6 +7,7 @@ from pathlib import Path
 from abcd.journal import store
 from abcd.journal.events import Event, NoteAdded, NoteRemoved
 from abcd.journal.view import View
+from abcd.trust import Home
 
 BY = "Claude:claude-opus-4-8"
 
@@ -46,3 +47,18 @@ def append_adds(count: int, start: int = 0) -> View:
 
 def segment(home: Path, number: int = 1) -> Path:
     return home / "journal" / f"{number:06d}.jsonl"
+
+
+def in_home(abcd_home: Path) -> Home:
+    """The home, opened through its trust checks (a test's own)."""
+    home = Home.open(abcd_home)
+    assert home is not None
+    return home
+
+
+def stored_seq(abcd_home: Path) -> int:
+    """How far the view on disk goes: its checkpoint's seq (it may trail the journal)."""
+    with in_home(abcd_home) as home:
+        data = home.read("memory.json", 1 << 30)
+    assert data is not None
+    return store.decode_view(data).journal.seq

@@ -17,16 +17,7 @@ from abcd.journal.head import COMPACT_AFTER
 from abcd.journal.verify import verify
 from abcd.trust import Home
 
-from .helpers import added, note_id
-
-
-def stored_seq(abcd_home: Path) -> int:
-    home = Home.open(abcd_home)
-    assert home is not None
-    with home:
-        data = home.read("memory.json", 1 << 30)
-    assert data is not None
-    return store.decode_view(data).journal.seq
+from .helpers import added, note_id, stored_seq
 
 
 def settled_home(count: int) -> None:

@@ -15,22 +15,8 @@ from abcd.journal import compact, store
 from abcd.journal.head import COMPACT_AFTER, HEAD_FILE, read_head
 from abcd.journal.verify import verify
 from abcd.recall.index import Index, rebuild_index
-from abcd.trust import Home
 
-from .helpers import added, append, note_id, removed, segment
-
-
-def in_home(abcd_home: Path) -> Home:
-    home = Home.open(abcd_home)
-    assert home is not None
-    return home
-
-
-def stored_seq(abcd_home: Path) -> int:
-    with in_home(abcd_home) as home:
-        data = home.read("memory.json", 1 << 30)
-    assert data is not None
-    return store.decode_view(data).journal.seq
+from .helpers import added, append, in_home, note_id, removed, segment, stored_seq
 
 
 def settled_home(count: int) -> None:
