@@ -38,7 +38,14 @@ def private_names(repo: Path, data: bytes = b"Quennell\n") -> Path:
 
 
 def add(
-    abcd: Run, cwd: Path, body: str, *extra: str, title: str = "A lesson", recall: str = "build"
+    abcd: Run,
+    cwd: Path,
+    body: str,
+    *extra: str,
+    title: str = "A lesson",
+    recall: str = "build",
+    by: str = BY,
+    env: dict[str, str] | None = None,
 ) -> Result:
     return abcd(
         "memory",
@@ -48,11 +55,12 @@ def add(
         "--recall",
         recall,
         "--by",
-        BY,
+        by,
         "--everywhere",
         *extra,
         stdin=body,
         cwd=cwd,
+        env=env,
     )
 
 

@@ -79,19 +79,7 @@ def test_a_secret_in_by_is_refused_naming_by_and_writes_nothing(
 ) -> None:
     vendor = aws_shaped_vendor(random.Random(1))
     before = snapshot(home_with_one_note)
-    result = abcd(
-        "memory",
-        "add",
-        "--title",
-        "T",
-        "--recall",
-        "w",
-        "--by",
-        f"{vendor}:claude",
-        "--everywhere",
-        stdin="A lesson.",
-        cwd=repo,
-    )
+    result = add(abcd, repo, "A lesson.", title="T", recall="w", by=f"{vendor}:claude")
     assert (result.code, result.err.strip()) == (1, "abcd: refused: secret: aws access key in --by")
     assert vendor[4:] not in result.err
     assert snapshot(home_with_one_note) == before
@@ -102,35 +90,8 @@ def test_a_secret_in_session_or_in_the_hosts_session_variable_is_refused_naming_
 ) -> None:
     token = TRUE_SECRETS["github-pat"](random.Random(2)).text
     before = snapshot(home_with_one_note)
-    flag = abcd(
-        "memory",
-        "add",
-        "--title",
-        "T",
-        "--recall",
-        "w",
-        "--by",
-        BY,
-        "--session",
-        token,
-        "--everywhere",
-        stdin="A lesson.",
-        cwd=repo,
-    )
-    env = abcd(
-        "memory",
-        "add",
-        "--title",
-        "T",
-        "--recall",
-        "w",
-        "--by",
-        BY,
-        "--everywhere",
-        stdin="A lesson.",
-        cwd=repo,
-        env={"CLAUDE_CODE_SESSION_ID": token},
-    )
+    flag = add(abcd, repo, "A lesson.", "--session", token, title="T", recall="w")
+    env = add(abcd, repo, "A lesson.", title="T", recall="w", env={"CLAUDE_CODE_SESSION_ID": token})
     assert (flag.code, flag.err.strip()) == (1, "abcd: refused: secret: github token in --session")
     assert (env.code, env.err.strip()) == (
         1,
@@ -144,38 +105,12 @@ def test_a_private_name_in_by_or_session_is_refused_and_a_uuid_session_is_stampe
     abcd: Run, repo: Path, home_with_one_note: Path
 ) -> None:
     private_names(repo)
-    by = abcd(
-        "memory",
-        "add",
-        "--title",
-        "T",
-        "--recall",
-        "w",
-        "--by",
-        "Quennell:claude",
-        "--everywhere",
-        stdin="A lesson.",
-        cwd=repo,
-    )
+    by = add(abcd, repo, "A lesson.", title="T", recall="w", by="Quennell:claude")
     session = abcd(
         "memory", "remove", "mem-0000000000000000", "--session", "quennell-session-7", cwd=repo
     )
     session_id = str(uuid.UUID(int=random.Random(4).getrandbits(128), version=4))
-    ok = abcd(
-        "memory",
-        "add",
-        "--title",
-        "T",
-        "--recall",
-        "w",
-        "--by",
-        BY,
-        "--session",
-        session_id,
-        "--everywhere",
-        stdin="A lesson.",
-        cwd=repo,
-    )
+    ok = add(abcd, repo, "A lesson.", "--session", session_id, title="T", recall="w")
     assert (by.code, by.err.strip()) == (1, "abcd: refused: private name in --by")
     assert (session.code, session.err.strip()) == (1, "abcd: refused: private name in --session")
     assert ok.code == 0, ok.err
