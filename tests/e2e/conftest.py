@@ -8,12 +8,16 @@ fails.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from abcd.cli.plugin_cmd import plugin_dir
 from tests.e2e.claude_cli import Claude, InstallFailed, install, trusting_home
 from tests.e2e.mock_api import MockApi
 from tests.e2e.workspace import new_project, put_abcd_in
@@ -66,3 +70,41 @@ def claude(
         abcd_home=abcd_home,
         path_dirs=[abcd_on_path],
     )
+
+
+@contextmanager
+def plugin_host(root: Path, claude_binary: Path, abcd_on_path: Path) -> Iterator[Claude]:
+    """The real CLI with the shipped plugin loaded, in a project of its own under `root` with its
+    own HOME, ABCD_HOME and mock model API (stopped on leaving): a module's one story."""
+    home = root / "home"
+    home.mkdir()
+    project = new_project(root / "project")
+    trusting_home(home, project)
+    mock = MockApi().start()
+    try:
+        yield Claude(
+            binary=claude_binary,
+            mock=mock,
+            project=project,
+            home=home,
+            abcd_home=root / "abcd-home",
+            path_dirs=[abcd_on_path],
+            plugin_dir=plugin_dir(),
+        )
+    finally:
+        mock.stop()
+
+
+def listed_notes(claude: Claude) -> list[dict[str, object]]:
+    """Every note `abcd memory list --json` gives in the host's project, as the host's env sees it."""
+    out = subprocess.run(
+        ["abcd", "memory", "list", "--json"],
+        cwd=claude.project,
+        env=claude.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    notes: list[dict[str, object]] = json.loads(out.stdout)["notes"]
+    return notes

@@ -8,13 +8,12 @@ carry the session id the host reports, which only the host's environment
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.claude_cli import Claude, skip_without_node
+from tests.e2e.conftest import listed_notes
 from tests.e2e.lesson import ADD_NOTE, BODY, NOTE_ID, RECALL, TITLE, WRITER
 from tests.e2e.mock_api import AgentScript, RunBash, Text
 from tests.e2e.workspace import git
@@ -22,20 +21,6 @@ from tests.e2e.workspace import git
 skip_without_node()
 
 pytestmark = pytest.mark.e2e
-
-
-def listed_notes(claude: Claude) -> list[dict[str, object]]:
-    out = subprocess.run(
-        ["abcd", "memory", "list", "--json"],
-        cwd=claude.project,
-        env=claude.env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    notes: list[dict[str, object]] = json.loads(out.stdout)["notes"]
-    return notes
 
 
 def test_a_note_the_agent_writes_is_stamped_with_the_hosts_session(

@@ -17,7 +17,6 @@ either fails here.
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,10 +24,11 @@ from pathlib import Path
 import pytest
 
 from abcd.cli.plugin_cmd import plugin_dir
-from tests.e2e.claude_cli import Claude, Turn, skip_without_node, trusting_home
+from tests.e2e.claude_cli import Claude, Turn, skip_without_node
+from tests.e2e.conftest import listed_notes, plugin_host
 from tests.e2e.lesson import ADD_NOTE, NOTE_ID, TITLE, WRITER
-from tests.e2e.mock_api import AgentScript, MockApi, RunBash, Text
-from tests.e2e.workspace import HOOKS_MISSING, abcd_hooks_ready, new_project
+from tests.e2e.mock_api import AgentScript, RunBash, Text
+from tests.e2e.workspace import HOOKS_MISSING, abcd_hooks_ready
 
 skip_without_node()
 
@@ -52,16 +52,7 @@ REMOVE = f"abcd memory remove mem-0000000000000000 --by {WRITER}"
 
 
 def listed_titles(claude: Claude) -> set[str]:
-    out = subprocess.run(
-        ["abcd", "memory", "list", "--json"],
-        cwd=claude.project,
-        env=claude.env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return {str(note["title"]) for note in json.loads(out.stdout)["notes"]}
+    return {str(note["title"]) for note in listed_notes(claude)}
 
 
 @dataclass(frozen=True)
@@ -75,33 +66,16 @@ def run(
     claude_binary: Path, abcd_on_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Run]:
     """The one `claude -p` run the module reads (each run of the real CLI costs seconds)."""
-    root = tmp_path_factory.mktemp("unasked")
-    home = root / "home"
-    home.mkdir()
-    project = new_project(root / "project")
-    trusting_home(home, project)
-    mock = MockApi().start()
-    claude = Claude(
-        binary=claude_binary,
-        mock=mock,
-        project=project,
-        home=home,
-        abcd_home=root / "abcd-home",
-        path_dirs=[abcd_on_path],
-        plugin_dir=plugin_dir(),
-    )
-    mock.script = AgentScript(
-        RunBash(PRINTED_NOTE),
-        RunBash(ADD_NOTE),
-        RunBash(TOUCH),
-        RunBash(CHAINED),
-        RunBash(REMOVE),
-        Text("Done."),
-    )
-    try:
+    with plugin_host(tmp_path_factory.mktemp("unasked"), claude_binary, abcd_on_path) as claude:
+        claude.mock.script = AgentScript(
+            RunBash(PRINTED_NOTE),
+            RunBash(ADD_NOTE),
+            RunBash(TOUCH),
+            RunBash(CHAINED),
+            RunBash(REMOVE),
+            Text("Done."),
+        )
         yield Run(claude, claude.run("keep what we learned about linting and the tests"))
-    finally:
-        mock.stop()
 
 
 def test_only_the_note_writing_commands_ran_unasked(run: Run) -> None:

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from abcd.cli.plugin_cmd import plugin_dir
-from tests.e2e.claude_cli import Claude, Turn, skip_without_node, trusting_home
+from tests.e2e.claude_cli import Turn, skip_without_node
+from tests.e2e.conftest import plugin_host
 from tests.e2e.lesson import ADD_NOTE, BODY, NOTE_ID, TITLE
-from tests.e2e.mock_api import AgentScript, MockApi, Request, RunBash, Text, strings
-from tests.e2e.workspace import HOOKS_MISSING, abcd_hooks_ready, new_project
+from tests.e2e.mock_api import AgentScript, Request, RunBash, Text, strings
+from tests.e2e.workspace import HOOKS_MISSING, abcd_hooks_ready
 
 skip_without_node()
 
@@ -52,27 +52,12 @@ class Story:
 def story(
     claude_binary: Path, abcd_on_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Story]:
-    root = tmp_path_factory.mktemp("story")
-    home = root / "home"
-    home.mkdir()
-    project = new_project(root / "project")
-    trusting_home(home, project)
-    mock = MockApi().start()
-    claude = Claude(
-        binary=claude_binary,
-        mock=mock,
-        project=project,
-        home=home,
-        abcd_home=root / "abcd-home",
-        path_dirs=[abcd_on_path],
-        plugin_dir=plugin_dir(),
-    )
-    try:
-        mock.script = AgentScript(RunBash(ADD_NOTE, "Keep a note"), Text("Noted."))
+    with plugin_host(tmp_path_factory.mktemp("story"), claude_binary, abcd_on_path) as claude:
+        claude.mock.script = AgentScript(RunBash(ADD_NOTE, "Keep a note"), Text("Noted."))
         written = claude.run("remember how the tests run", allowed_tools=["Bash"])
         (result,) = written.agent_requests()[-1].tool_results()
         (note_id,) = NOTE_ID.findall(result)
-        mock.script = AgentScript()
+        claude.mock.script = AgentScript()
         first = claude.run("how do I run the tests")
         session = first.session_id
         yield Story(
@@ -84,8 +69,6 @@ def story(
             compacted=claude.run("/compact", resume=session),
             after_compact=claude.run("run the tests again", resume=session),
         )
-    finally:
-        mock.stop()
 
 
 def the_request(turn: Turn) -> Request:
