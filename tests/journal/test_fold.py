@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import shutil
 import tempfile
@@ -15,13 +14,11 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from abcd.errors import Refused
 from abcd.journal import history, store
-from abcd.journal.envelope import Record
-from abcd.journal.events import Event, NoteAdded, NoteRemoved
+from abcd.journal.events import Event
 from abcd.journal.fold import fold
 from abcd.journal.view import EMPTY_VIEW, View
-from abcd.trust import Home
 
-from .helpers import added, note_id, removed
+from .helpers import added, as_records, folded_in_pieces, note_id, removed, written_home
 
 # A stream of events over a small id space, so removals hit and miss.
 events = st.lists(
@@ -33,21 +30,10 @@ events = st.lists(
 )
 
 
-def as_records(evs: list[Event]) -> list[Record]:
-    return [
-        Record(i + 1, f"2026-11-29T12:00:{i:02d}.000000Z", "0" * 64, e) for i, e in enumerate(evs)
-    ]
-
-
 @given(events, st.lists(st.integers(0, 40), max_size=5))
 def test_folding_all_at_once_equals_folding_in_pieces(evs: list[Event], cuts: list[int]) -> None:
     records = as_records(evs)
-    whole = fold(EMPTY_VIEW, records)
-    bounds = sorted({0, len(records), *(c for c in cuts if c <= len(records))})
-    view = EMPTY_VIEW
-    for start, end in itertools.pairwise(bounds):
-        view = fold(view, records[start:end])
-    assert view == whole
+    assert folded_in_pieces(records, cuts) == fold(EMPTY_VIEW, records)
 
 
 @given(events)
@@ -62,31 +48,16 @@ def test_the_fold_never_mutates_its_input(evs: list[Event]) -> None:
 @settings(max_examples=25, deadline=None)
 @given(events)
 def test_replay_at_every_seq_equals_the_fold_of_the_prefix(evs: list[Event]) -> None:
-    home_dir = Path(tempfile.mkdtemp()) / "home"
-    try:
-        os.environ["ABCD_HOME"] = str(home_dir)
-        written: list[Event] = []
-        for event in evs:
-            # The writer refuses a removal of a missing note; model that here.
-            live = {e.id for e in fold(EMPTY_VIEW, as_records(written)).notes}
-            if isinstance(event, NoteRemoved) and event.id not in live:
-                continue
-            if isinstance(event, NoteAdded) and event.id in live:
-                continue
-            store.append(lambda _v, e=event: [e])
-            written.append(event)
-        if not written:
+    with written_home(evs) as written:
+        if written is None:
             return
-        with Home.open(home_dir) as home:  # type: ignore[union-attr]
-            records = list(history.records(home))
-            for seq in range(0, len(records) + 1):
-                replayed = history.replay(home, str(seq))
-                expected = fold(EMPTY_VIEW, records[:seq])
-                assert replayed.notes == expected.notes
-                assert replayed.journal.seq == seq
-            assert history.replay(home, str(len(records))) == store.load(home).view
-    finally:
-        shutil.rmtree(home_dir.parent, ignore_errors=True)
+        _, home, records = written
+        for seq in range(0, len(records) + 1):
+            replayed = history.replay(home, str(seq))
+            expected = fold(EMPTY_VIEW, records[:seq])
+            assert replayed.notes == expected.notes
+            assert replayed.journal.seq == seq
+        assert history.replay(home, str(len(records))) == store.load(home).view
 
 
 class NotesMachine(RuleBasedStateMachine):

@@ -4,18 +4,12 @@ hook's lean fold reading the same text as the store's."""
 
 from __future__ import annotations
 
-import itertools
-import os
-import shutil
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from abcd.journal import history, store
-from abcd.journal.envelope import Record
 from abcd.journal.events import (
     Event,
     NoteAdded,
@@ -27,9 +21,8 @@ from abcd.journal.events import (
 from abcd.journal.fold import fold
 from abcd.journal.view import EMPTY_VIEW
 from abcd.recall.machine import read_machine_notes
-from abcd.trust import Home
 
-from .helpers import added, note_id, removed
+from .helpers import added, as_records, folded_in_pieces, note_id, removed, written_home
 
 
 def revised(n: int, text: str) -> NoteRevised:
@@ -60,12 +53,6 @@ events = st.lists(
     ),
     max_size=40,
 )
-
-
-def as_records(evs: list[Event]) -> list[Record]:
-    return [
-        Record(i + 1, f"2026-11-29T12:00:{i:02d}.000000Z", "0" * 64, e) for i, e in enumerate(evs)
-    ]
 
 
 def model(evs: list[Event]) -> dict[str, dict[str, Any]]:
@@ -112,40 +99,19 @@ def test_folding_review_events_all_at_once_equals_folding_in_pieces(
     evs: list[Event], cuts: list[int]
 ) -> None:
     records = as_records(evs)
-    whole = fold(EMPTY_VIEW, records)
-    bounds = sorted({0, len(records), *(c for c in cuts if c <= len(records))})
-    view = EMPTY_VIEW
-    for start, end in itertools.pairwise(bounds):
-        view = fold(view, records[start:end])
-    assert view == whole
-
-
-def _writable(written: list[Event], event: Event) -> bool:
-    """What the writer lets through: an act on a live note, an add of a new id."""
-    live = {n.id for n in fold(EMPTY_VIEW, as_records(written)).notes}
-    return (event.id not in live) if isinstance(event, NoteAdded) else (event.id in live)
+    assert folded_in_pieces(records, cuts) == fold(EMPTY_VIEW, records)
 
 
 @settings(max_examples=25, deadline=None)
 @given(events)
 def test_replay_and_the_hooks_fold_agree_with_the_store_at_every_seq(evs: list[Event]) -> None:
-    home_dir = Path(tempfile.mkdtemp()) / "home"
-    try:
-        os.environ["ABCD_HOME"] = str(home_dir)
-        written: list[Event] = []
-        for event in evs:
-            if _writable(written, event):
-                store.append(lambda _v, e=event: [e])
-                written.append(event)
-        if not written:
+    with written_home(evs) as written:
+        if written is None:
             return
-        with Home.open(home_dir) as home:  # type: ignore[union-attr]
-            records = list(history.records(home))
-            for seq in range(0, len(records) + 1):
-                assert history.replay(home, str(seq)).notes == fold(EMPTY_VIEW, records[:seq]).notes
-            view = store.load(home).view
-            (home_dir / "memory.json").unlink()  # the hook folds the journal from zero
-            lean = {i.name: (i.title, i.body, i.recall) for i in read_machine_notes(home)}
-        assert lean == {n.id: (n.title, n.body, n.recall) for n in view.notes}
-    finally:
-        shutil.rmtree(home_dir.parent, ignore_errors=True)
+        home_dir, home, records = written
+        for seq in range(0, len(records) + 1):
+            assert history.replay(home, str(seq)).notes == fold(EMPTY_VIEW, records[:seq]).notes
+        view = store.load(home).view
+        (home_dir / "memory.json").unlink()  # the hook folds the journal from zero
+        lean = {i.name: (i.title, i.body, i.recall) for i in read_machine_notes(home)}
+    assert lean == {n.id: (n.title, n.body, n.recall) for n in view.notes}
