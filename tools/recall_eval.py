@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Score recall on the recall set in `tools/recallset/` (issue 16): hit@1, hit@5, silent on nothing.
 
-    .venv/bin/python tools/recall_eval.py [--set DIR] [--half tune|held|all] [--misses] [--json]
-                                          [--seed] [--calibrate]
+    .venv/bin/python tools/recall_eval.py [--set DIR] [--notes DIR] [--half tune|held|all]
+                                          [--misses] [--json] [--seed] [--calibrate]
 
 Builds a throwaway home in a temp `ABCD_HOME` through the real paths a
 person's home is built by: the notes go in through `abcd memory import`
@@ -23,6 +23,11 @@ The set:
   or null when nothing should come back), `kind` (`word`, `inflect`,
   `phrase`, `para`, `nothing`) and `half` (`tune` or `held`: the figures
   were tuned on the first half only; the second is the held-out check).
+- `taught/`: the same notes and pages with the recall words an agent gave
+  them following the `/abcd:memory` page's advice on recall words, written
+  without sight of the prompts (`taught/README.md` says how). `--notes
+  DIR` scores the set's prompts against the notes and pages of `DIR` (a
+  folder holding `notes.jsonl` and `pages/`) instead of the set's own.
 
 The figures, per half and per kind:
 
@@ -103,10 +108,14 @@ class Row:
 
 
 def run(
-    recallset: Path, half: str, settings: list[tuple[float, float]] | None = None
+    recallset: Path,
+    half: str,
+    settings: list[tuple[float, float]] | None = None,
+    notes: Path | None = None,
 ) -> list[list[Row]]:
     """Every prompt of `half` through the hook's code, once for each `(score, share)` pair of the
-    second tier's thresholds (`None`: as shipped): what it ranked, and what it sent."""
+    second tier's thresholds (`None`: as shipped): what it ranked, and what it sent. The notes and
+    pages are those of `notes` (a folder like the set's), else the set's own."""
     prompts = [json.loads(line) for line in (recallset / "prompts.jsonl").read_text().splitlines()]
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -114,7 +123,7 @@ def run(
         home.mkdir(mode=0o700)
         outside = Path(tmp) / "elsewhere"
         outside.mkdir()
-        ids = build_home(home, recallset)
+        ids = build_home(home, notes or recallset)
         key_of = {note_id: key for key, note_id in ids.items()}
         os.environ["ABCD_HOME"] = str(home)
         from abcd.host.hook import Payload, route
@@ -168,10 +177,10 @@ SCORES = (1.0, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0)
 SHARES = (0.0, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
 
 
-def calibrate(recallset: Path) -> int:
+def calibrate(recallset: Path, notes: Path | None) -> int:
     """Each threshold pair's figures on the tuning half, and the pair the rule picks."""
     grid = [(score, share) for score in SCORES for share in SHARES]
-    seed, *runs = run(recallset, "tune", [(math.inf, 0.0), *grid])
+    seed, *runs = run(recallset, "tune", [(math.inf, 0.0), *grid], notes)
     floor = figures(seed)["silent"]
     print(line("seed", figures(seed)))
     best: tuple[tuple[float, float], tuple[float, float]] | None = None
@@ -188,6 +197,11 @@ def calibrate(recallset: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--set", type=Path, default=HERE / "recallset")
+    parser.add_argument(
+        "--notes",
+        type=Path,
+        help="a folder of notes.jsonl and pages/ to score instead of the set's",
+    )
     parser.add_argument("--half", choices=("tune", "held", "all"), default="all")
     parser.add_argument("--misses", action="store_true", help="list every miss and noisy prompt")
     parser.add_argument("--json", action="store_true")
@@ -195,8 +209,8 @@ def main() -> int:
     parser.add_argument("--calibrate", action="store_true", help="sweep the thresholds on tune")
     args = parser.parse_args()
     if args.calibrate:
-        return calibrate(args.set)
-    rows = run(args.set, args.half, [(math.inf, 0.0)] if args.seed else None)[0]
+        return calibrate(args.set, args.notes)
+    rows = run(args.set, args.half, [(math.inf, 0.0)] if args.seed else None, args.notes)[0]
     halves = ["tune", "held"] if args.half == "all" else [args.half]
     groups = {name: [r for r in rows if r.half == name] for name in halves}
     groups["all"] = rows

@@ -11,6 +11,10 @@ TITLE_MAX_CHARS = 120
 BODY_MAX_BYTES = 2 * 1024
 RECALL_MIN_WORDS = 1
 RECALL_MAX_WORDS = 12
+# Fewer recall words than this and `memory add` says so (exit 0, the note stands): a note comes
+# back when a prompt holds one of its words, and the set in tools/recallset misses most often on
+# notes given two or three, where the person typed the symptom (docs/recall.md, "Taught").
+RECALL_FEW_WORDS = 4
 RECALL_WORD_MAX_CHARS = 64
 # The host's session ids are UUIDs; the shape allows other hosts' ids but never a link.
 SESSION_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}"

@@ -66,6 +66,20 @@ def test_without_a_session_the_note_says_session_unknown(abcd: Run, repo: Path) 
     assert "session unknown" in abcd("memory", "list").out
 
 
+def test_a_note_with_few_recall_words_lands_and_the_writer_is_told_how_to_give_more(
+    abcd: Run, repo: Path
+) -> None:
+    few = add(abcd, "Gradle needs 2 GB of heap", recall=("gradle", "heap"))
+    assert few.code == 0
+    note_id = few.out.strip()
+    assert ID.match(note_id) and [n["id"] for n in listed(abcd)] == [note_id]
+    assert f"{note_id} has 2 recall word(s)" in few.err
+    assert f"abcd memory revise {note_id}" in few.err
+
+    enough = add(abcd, "Java build out of memory", recall=("gradle", "heap", "jvmargs", "oom"))
+    assert enough.code == 0 and "recall word(s)" not in enough.err
+
+
 def test_a_link_shaped_session_is_refused(abcd: Run, repo: Path) -> None:
     result = add(abcd, "t", "--session", "https://claude.ai/chat/abc")
     assert result.code == 1 and "--session" in result.err

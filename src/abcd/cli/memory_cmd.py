@@ -14,7 +14,7 @@ import typer
 from abcd.cli import desk_text
 from abcd.cli.app import command_group
 from abcd.cli.output import at_terminal, emit_json, notice
-from abcd.constants import IMPORT_MAX_BYTES
+from abcd.constants import IMPORT_MAX_BYTES, RECALL_FEW_WORDS
 from abcd.errors import AbcdError, Refused
 from abcd.journal.events import Origin
 from abcd.notes import desk, listing, places, service
@@ -177,6 +177,12 @@ def add(
         return
     _remember_place(repo, [draft], warnings)
     _say_written([draft], stamp, warnings)
+    if len(draft.recall) < RECALL_FEW_WORDS:
+        notice(
+            f"{note_id} has {len(draft.recall)} recall word(s): it comes back only when a prompt "
+            "holds one; add the words a person would type for the symptom or the question "
+            f"(abcd memory revise {note_id} --by <you> --recall ... with every word, old and new)"
+        )
 
 
 class _ImportLine(msgspec.Struct, forbid_unknown_fields=True):
