@@ -207,7 +207,8 @@ def test_the_page_says_what_it_is_and_takes_the_persons_words() -> None:
         "One lesson a note",
         "Never a secret",
         "Only when the person asks",
-        "Give the words a person would type",
+        "Picture the prompts that should bring the note back",
+        "the one who only sees the symptom",
     ],
 )
 def test_the_page_covers(words: str) -> None:
