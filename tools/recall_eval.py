@@ -38,10 +38,11 @@ The figures, per half and per kind:
 
 `--seed` measures the seed's design on the same set (the second tier off:
 its score threshold set past any score). `--calibrate` sweeps the second
-tier's two thresholds over a grid on the tuning half only and prints each
-pair's figures; `SECOND_MIN_SCORE` and `SECOND_MIN_SHARE` in
-`abcd.recall.constants` are the pair with the best hit@1 (then hit@5) that is
-never less silent than the seed's design on that half.
+tier's three thresholds over a grid on the tuning half only, over both
+writings of the notes (or the one `--notes` names), and prints each
+triple's figures; `SECOND_MIN_SCORE`, `SECOND_MIN_SHARE` and
+`SECOND_MIN_WORDS` in `abcd.recall.constants` are the triple with the best
+hit@1 (then hit@5) that is never less silent than the seed's design there.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ABCD = str(Path(sys.executable).parent / "abcd")
+Setting = tuple[float, float, int]
 KINDS = ("word", "inflect", "phrase", "para", "nothing")
 
 
@@ -110,10 +112,10 @@ class Row:
 def run(
     recallset: Path,
     half: str,
-    settings: list[tuple[float, float]] | None = None,
+    settings: list[Setting] | None = None,
     notes: Path | None = None,
 ) -> list[list[Row]]:
-    """Every prompt of `half` through the hook's code, once for each `(score, share)` pair of the
+    """Every prompt of `half` through the hook's code, once for each `(score, share, words)` of the
     second tier's thresholds (`None`: as shipped): what it ranked, and what it sent. The notes and
     pages are those of `notes` (a folder like the set's), else the set's own."""
     prompts = [json.loads(line) for line in (recallset / "prompts.jsonl").read_text().splitlines()]
@@ -128,12 +130,14 @@ def run(
         os.environ["ABCD_HOME"] = str(home)
         from abcd.host.hook import Payload, route
         from abcd.recall import second
-        from abcd.recall.constants import SECOND_MIN_SCORE, SECOND_MIN_SHARE
+        from abcd.recall.constants import SECOND_MIN_SCORE, SECOND_MIN_SHARE, SECOND_MIN_WORDS
 
-        shipped = (SECOND_MIN_SCORE, SECOND_MIN_SHARE)
-        for score, share in settings or [shipped]:
+        shipped = (SECOND_MIN_SCORE, SECOND_MIN_SHARE, SECOND_MIN_WORDS)
+        for score, share, held in settings or [shipped]:
             # The judge reads its own module's figures.
-            vars(second).update(SECOND_MIN_SCORE=score, SECOND_MIN_SHARE=share)
+            vars(second).update(
+                SECOND_MIN_SCORE=score, SECOND_MIN_SHARE=share, SECOND_MIN_WORDS=held
+            )
             rows = []
             for p in prompts:
                 if half != "all" and p["half"] != half:
@@ -146,7 +150,7 @@ def run(
                     sent = [key_of.get(c.item.key, c.item.key) for c in outcome.recalled]
                 rows.append(Row(p, ranked, sent))
             runs.append(rows)
-        vars(second).update(SECOND_MIN_SCORE=SECOND_MIN_SCORE, SECOND_MIN_SHARE=SECOND_MIN_SHARE)
+        vars(second).update(dict(zip(THRESHOLDS, shipped, strict=True)))
     return runs
 
 
@@ -175,23 +179,36 @@ def line(name: str, f: dict[str, float]) -> str:
 
 SCORES = (1.0, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0)
 SHARES = (0.0, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+WORDS = (1, 2)
+THRESHOLDS = ("SECOND_MIN_SCORE", "SECOND_MIN_SHARE", "SECOND_MIN_WORDS")
+SEED: Setting = (math.inf, 0.0, 1)
 
 
 def calibrate(recallset: Path, notes: Path | None) -> int:
-    """Each threshold pair's figures on the tuning half, and the pair the rule picks."""
-    grid = [(score, share) for score in SCORES for share in SHARES]
-    seed, *runs = run(recallset, "tune", [(math.inf, 0.0), *grid], notes)
-    floor = figures(seed)["silent"]
-    print(line("seed", figures(seed)))
-    best: tuple[tuple[float, float], tuple[float, float]] | None = None
-    for pair, rows in zip(grid, runs, strict=True):
-        f = figures(rows)
-        print(line(f"{pair[0]:.1f}/{pair[1]:.2f}", f))
-        if f["silent"] >= floor and (best is None or (f["hit@1"], f["hit@5"]) > best[1]):
-            best = (pair, (f["hit@1"], f["hit@5"]))
+    """Each threshold triple's figures on the tuning half, and the triple the rule picks.
+
+    Without `notes`, over both writings of the set's notes at once (the set's own and
+    `taught/`), since a home holds notes written both ways: the counts are summed.
+    """
+    grid = [(score, share, held) for held in WORDS for score in SCORES for share in SHARES]
+    writings = [notes] if notes is not None else [None, recallset / "taught"]
+    runs = [run(recallset, "tune", [SEED, *grid], writing) for writing in writings]
+    seed = summed([r[0] for r in runs])
+    print(line("seed", seed))
+    best: tuple[Setting, tuple[float, float]] | None = None
+    for i, setting in enumerate(grid, start=1):
+        f = summed([r[i] for r in runs])
+        print(line("/".join(f"{x:g}" for x in setting), f))
+        if f["silent"] >= seed["silent"] and (best is None or (f["hit@1"], f["hit@5"]) > best[1]):
+            best = (setting, (f["hit@1"], f["hit@5"]))
     assert best is not None  # a threshold past every score is the seed itself
-    print(f"picked: SECOND_MIN_SCORE = {best[0][0]}, SECOND_MIN_SHARE = {best[0][1]}")
+    print("picked: " + ", ".join(f"{n} = {v:g}" for n, v in zip(THRESHOLDS, best[0], strict=True)))
     return 0
+
+
+def summed(runs: list[list[Row]]) -> dict[str, float]:
+    """The figures of several runs' rows taken as one list."""
+    return figures([row for rows in runs for row in rows])
 
 
 def main() -> int:
@@ -210,7 +227,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.calibrate:
         return calibrate(args.set, args.notes)
-    rows = run(args.set, args.half, [(math.inf, 0.0)] if args.seed else None, args.notes)[0]
+    rows = run(args.set, args.half, [SEED] if args.seed else None, args.notes)[0]
     halves = ["tune", "held"] if args.half == "all" else [args.half]
     groups = {name: [r for r in rows if r.half == name] for name in halves}
     groups["all"] = rows

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from abcd.recall.constants import SECOND_MIN_SCORE, SECOND_MIN_SHARE, SECOND_MIN_WORDS
 from tests.conftest import BY, Run, git
 
 from .conftest import Host, keys
@@ -89,14 +90,15 @@ def test_the_diagnostic_says_which_tier_brought_an_item_and_why_the_others_staye
     assert (
         "hit by: no recall word; second tier admitted: content words held ci, integr, job" in block
     )
-    assert "(at least 3.0)" in block and "(at least 0.3)" in block
+    assert f"(at least {SECOND_MIN_SCORE})" in block and f"(at least {SECOND_MIN_SHARE})" in block
+    assert f"content word(s) held (at least {SECOND_MIN_WORDS})" in block
     freeze = memory["Freeze time in tests with freezegun"]
     withheld = next(line for line in result.out.splitlines() if line.strip().startswith(freeze))
     assert (
         "no word hit (recall: freezegun, clock, datetime); second tier below the threshold"
         in withheld
     )
-    assert "score 2.1470 (at least 3.0)" in withheld
+    assert f"score 2.1470 (at least {SECOND_MIN_SCORE})" in withheld
 
 
 def test_the_diagnostic_as_json_carries_each_judgement(abcd: Run, memory: dict[str, str]) -> None:
@@ -123,3 +125,15 @@ def test_a_pasted_wall_of_words_is_not_judged_by_the_second_tier_and_the_diagnos
     assert result.code == 0, result.err
     line = next(x for x in result.out.splitlines() if x.strip().startswith(memory[CI_TIMEOUT]))
     assert line.endswith("second tier: not judged (the prompt holds more than 48 content words)")
+
+
+def test_an_item_holding_fewer_content_words_than_the_floor_is_judged_below_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from abcd.recall import second
+
+    monkeypatch.setattr(second, "SECOND_MIN_WORDS", 2)
+    alone = second.Judged(9.0, 1.0, ("plan",))
+    assert not alone.admitted
+    assert "1 content word(s) held (at least 2)" in alone.why()
+    assert second.Judged(9.0, 1.0, ("plan", "terraform")).admitted

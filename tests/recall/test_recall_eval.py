@@ -32,3 +32,15 @@ def test_the_second_tier_beats_the_seed_on_the_held_out_half_and_is_as_silent() 
     # Words, inflections and phrases the seed already brings first stay first.
     for kind in ("word", "inflect", "phrase"):
         assert ours["kinds"][kind]["hit@1"] >= seed["kinds"][kind]["hit@1"]
+
+
+def test_notes_written_under_the_pages_advice_are_found_more_often_by_both_designs() -> None:
+    taught = Path(__file__).resolve().parents[2] / "tools" / "recallset" / "taught"
+    for flags in ([], ["--seed"]):
+        as_written, written_taught = scored(*flags), scored(*flags, "--notes", str(taught))
+        assert written_taught["held"]["prompts"] == as_written["held"]["prompts"]
+        assert written_taught["held"]["hit@1"] >= as_written["held"]["hit@1"]
+        assert written_taught["held"]["hit@5"] >= as_written["held"]["hit@5"] + 0.03
+    # The seed's design gains the most: a recall word the person types is the sure way.
+    seed, seed_taught = scored("--seed"), scored("--seed", "--notes", str(taught))
+    assert seed_taught["held"]["hit@1"] >= seed["held"]["hit@1"] + 0.15

@@ -17,9 +17,11 @@ recall words, title and body strongly enough:
   item in reach holds: how much of what the prompt says the item covers.
   A word no item holds cannot pick an item, so it is not counted against
   one.
-- An item is admitted when its score is at least `SECOND_MIN_SCORE` and its
-  share at least `SECOND_MIN_SHARE` (`abcd.recall.constants`, calibrated on
-  the tuning half of `tools/recallset/`; docs/recall.md has the figures).
+- **Words held**: how many of the prompt's content words the item holds.
+- An item is admitted when its score is at least `SECOND_MIN_SCORE`, its
+  share at least `SECOND_MIN_SHARE` and it holds at least `SECOND_MIN_WORDS`
+  content words (`abcd.recall.constants`, calibrated on the tuning half of
+  `tools/recallset/`; docs/recall.md has the figures).
 
 An admitted item is then ranked with the first tier's candidates, by the
 same BM25F score over every prompt stem, so a strong paraphrase can come
@@ -39,7 +41,14 @@ Imports nothing the hook does not load already.
 from __future__ import annotations
 
 from abcd.recall.bm25f import idf
-from abcd.recall.constants import K1, SECOND_MAX_WORDS, SECOND_MIN_SCORE, SECOND_MIN_SHARE, B
+from abcd.recall.constants import (
+    K1,
+    SECOND_MAX_WORDS,
+    SECOND_MIN_SCORE,
+    SECOND_MIN_SHARE,
+    SECOND_MIN_WORDS,
+    B,
+)
 from abcd.recall.index import DENSE_MIN, DENSE_SHARE, EVERYWHERE
 from abcd.recall.terms import stems
 
@@ -88,7 +97,11 @@ class Judged:
 
     def __init__(self, score: float, share: float, words: tuple[str, ...]) -> None:
         self.score, self.share, self.words = score, share, words
-        self.admitted = score >= SECOND_MIN_SCORE and share >= SECOND_MIN_SHARE
+        self.admitted = (
+            score >= SECOND_MIN_SCORE
+            and share >= SECOND_MIN_SHARE
+            and len(words) >= SECOND_MIN_WORDS
+        )
 
     def why(self) -> str:
         """The judgement in the ranking's terms, for `abcd rules --prompt`."""
@@ -97,7 +110,8 @@ class Judged:
         return (
             f"second tier {verdict}: content words held {held}; "
             f"score {self.score:.4f} (at least {SECOND_MIN_SCORE}), "
-            f"share {self.share:.2f} (at least {SECOND_MIN_SHARE})"
+            f"share {self.share:.2f} (at least {SECOND_MIN_SHARE}), "
+            f"{len(self.words)} content word(s) held (at least {SECOND_MIN_WORDS})"
         )
 
 
