@@ -102,13 +102,30 @@ def test_rebuild_reprojects_the_view_and_says_what_changed(abcd: Run, abcd_home:
     assert json.loads((abcd_home / "memory.json").read_text())["notes"][0]["title"] == "one"
 
 
-def test_verify_names_a_view_ahead_of_the_journal(abcd: Run, abcd_home: Path) -> None:
+def test_verify_names_the_head_line_ahead_of_the_journal_when_it_is_the_witness(
+    abcd: Run, abcd_home: Path
+) -> None:
     add(abcd, "one")
     add(abcd, "two")
     seg = abcd_home / "journal" / "000001.jsonl"
     seg.write_bytes(seg.read_bytes().splitlines(keepends=True)[0])
     result = abcd("journal", "verify")
-    assert result.code == 1 and "view ahead of journal" in result.err and "seq 2" in result.err
+    assert result.code == 1 and "head line ahead of journal" in result.err
+    assert "names seq 2" in result.err and "(memory.head)" in result.err
+
+
+def test_verify_names_a_view_ahead_of_the_journal_when_the_view_is_the_witness(
+    abcd: Run, abcd_home: Path
+) -> None:
+    add(abcd, "one")
+    add(abcd, "two")
+    assert abcd("journal", "rebuild").code == 0
+    (abcd_home / "memory.head").unlink()  # the view alone witnesses the journal's end now
+    seg = abcd_home / "journal" / "000001.jsonl"
+    seg.write_bytes(seg.read_bytes().splitlines(keepends=True)[0])
+    result = abcd("journal", "verify")
+    assert result.code == 1 and "view ahead of journal" in result.err
+    assert "folded to seq 2" in result.err and "(memory.json)" in result.err
 
 
 def test_verify_and_audit_of_no_journal_say_so(abcd: Run, abcd_home: Path) -> None:

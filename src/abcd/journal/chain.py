@@ -145,13 +145,22 @@ def _misplaced(
     return f"reordered: seq {found} appears again"
 
 
-def check_checkpoint(links: list[Link], checkpoint: tuple[int, int, int, str]) -> Break | None:
+# What each file holding a checkpoint is called in a break's words.
+_CACHES = {"memory.json": "view", "memory.head": "head line", "memory.idx": "index"}
+
+
+def check_checkpoint(
+    links: list[Link], checkpoint: tuple[int, int, int, str], witness: str = "memory.json"
+) -> Break | None:
     """A checkpoint (segment, offset, seq, head) must name a line the journal holds, same hash.
 
-    Every cache of the journal (the view, the recall index) records one; a
-    checkpoint the journal no longer holds means its last line was edited or
-    the journal was cut back under it.
+    Every cache of the journal (the view, the recall index) records one, and
+    the head line (`memory.head`) one past them; a checkpoint the journal no
+    longer holds means its last line was edited or the journal was cut back
+    under it. `witness` is the file the checkpoint was read from, which the
+    break names.
     """
+    cache = _CACHES.get(witness, witness)
     segment, offset, seq, head = checkpoint
     if not seq:
         return None
@@ -159,20 +168,21 @@ def check_checkpoint(links: list[Link], checkpoint: tuple[int, int, int, str]) -
     for pos, line in enumerate(links):
         if line.seq == seq:
             if line.hash() != head:
-                what = "edited: its hash is not the head the view was folded to"
+                what = f"edited: its hash is not the head the {cache} was folded to"
                 return Break(seq, what, _where(line.segment), pos)
             if (line.segment, line.end) != (segment, offset):
                 return Break(
                     seq,
-                    "the view's checkpoint names the wrong place; rebuild the view",
-                    "memory.json",
+                    f"the {cache}'s checkpoint names the wrong place; rebuild the view",
+                    witness,
                 )
             return None
     return Break(
         last_seq + 1,
-        f"truncated: view ahead of journal (the view was folded to seq {seq}; "
+        f"truncated: {cache} ahead of journal (the {cache} "
+        f"{'names' if witness == 'memory.head' else 'was folded to'} seq {seq}; "
         f"the journal ends at seq {last_seq})",
-        "memory.json",
+        witness,
     )
 
 
@@ -182,9 +192,10 @@ def first_break(
     *,
     torn_inside: int | None = None,
     classify: bool = True,
+    witness: str = "memory.json",
 ) -> Break | None:
     """The one break every command names: in the chain, then a torn segment, then the view's
-    checkpoint (`None` when there is no view to hold the journal to)."""
+    checkpoint (`None` when there is no view to hold the journal to), read from `witness`."""
     last_head = None
     if checkpoint is not None and links and checkpoint[2] == links[-1].seq:
         last_head = checkpoint[3]
@@ -196,5 +207,5 @@ def first_break(
         what = "truncated: a segment before the last ends inside a line"
         return Break(max(held, default=0) + 1, what, _where(torn_inside))
     if checkpoint is not None:
-        return check_checkpoint(links, checkpoint)
+        return check_checkpoint(links, checkpoint, witness)
     return None

@@ -41,7 +41,7 @@ from abcd.journal.store import (
     read_links,
     repair_pending,
     repair_torn_tail,
-    stored_checkpoint,
+    stored_witness,
     write_view,
 )
 from abcd.journal.view import EMPTY_VIEW, View
@@ -64,11 +64,12 @@ class Recovered:
 
 
 def _find(home: Home, links: list[Link], scan: Scan) -> Break | None:
-    found = first_break(links, stored_checkpoint(home), torn_inside=scan.torn_inside)
+    cp, witness = stored_witness(home) or (None, VIEW_FILE)
+    found = first_break(links, cp, torn_inside=scan.torn_inside, witness=witness)
     if found is None:
         index_cp = index_checkpoint(home)
         if index_cp is not None:
-            found = first_break(links, index_cp)
+            found = first_break(links, index_cp, witness="memory.idx")
     return found
 
 

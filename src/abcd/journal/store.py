@@ -141,9 +141,15 @@ def broken(brk: Break) -> JournalBroken:
 
 
 def stored_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
-    """The last line a writer witnessed: the head line's checkpoint when it is at or past the
-    view's (the lines past the view's checkpoint are witnessed there), else the view's checkpoint
-    as a tuple, when the view decodes (whatever its digest says)."""
+    """The last line a writer witnessed (`stored_witness`'s checkpoint)."""
+    witnessed = stored_witness(home)
+    return None if witnessed is None else witnessed[0]
+
+
+def stored_witness(home: Home) -> tuple[tuple[int, int, int, str], str] | None:
+    """The last line a writer witnessed and the file that says so: the head line's checkpoint when
+    it is at or past the view's (the lines past the view's checkpoint are witnessed there), else
+    the view's checkpoint as a tuple, when the view decodes (whatever its digest says)."""
     head = read_head(home)
     try:
         data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
@@ -151,19 +157,20 @@ def stored_checkpoint(home: Home) -> tuple[int, int, int, str] | None:
     except (TrustError, ValueError):
         cp = None
     if head is not None and (cp is None or head.checkpoint[2] >= cp.seq):
-        return head.checkpoint
-    return None if cp is None else (cp.segment, cp.offset, cp.seq, cp.head)
+        return head.checkpoint, HEAD_FILE
+    return None if cp is None else ((cp.segment, cp.offset, cp.seq, cp.head), VIEW_FILE)
 
 
 def locate_break(home: Home, segs: Segments) -> JournalBroken:
     """The break as `journal verify` names it (an error path: it reads the whole journal)."""
     scan = Scan()
     links = read_links(segs, scan)
-    found = first_break(links, stored_checkpoint(home), torn_inside=scan.torn_inside)
+    cp, witness = stored_witness(home) or (None, VIEW_FILE)
+    found = first_break(links, cp, torn_inside=scan.torn_inside, witness=witness)
     if found is None:
         index_cp = index_checkpoint(home)
         if index_cp is not None:
-            found = first_break(links, index_cp)
+            found = first_break(links, index_cp, witness="memory.idx")
             if found is not None:
                 found = Break(
                     found.seq, f"the recall index's checkpoint: {found.what}", "memory.idx"
@@ -279,7 +286,10 @@ def _trusted_base(
     witness = (cp.segment, cp.offset, cp.seq, cp.head) if head is None else head.checkpoint
     if head is not None and not segs.holds(witness[0], witness[1], witness[3]):
         raise locate_break(home, segs)  # a line past the view's checkpoint was edited or cut
-    hold_to_segments(segs, view_segments_stamp(data) if head is None else head.segments, witness)
+    if head is None:
+        hold_to_segments(segs, view_segments_stamp(data), witness, VIEW_FILE)
+    else:
+        hold_to_segments(segs, head.segments, witness, HEAD_FILE)
     try:
         at = decode_envelope(line).at
     except BadLine:
@@ -287,7 +297,9 @@ def _trusted_base(
     return view, at, None
 
 
-def hold_to_segments(segs: Segments, stamp: str | None, witness: tuple[int, int, int, str]) -> None:
+def hold_to_segments(
+    segs: Segments, stamp: str | None, witness: tuple[int, int, int, str], witness_file: str
+) -> None:
     """Walk the whole chain when a segment changed since `stamp` was taken; raise a break.
 
     An edit before the checkpoint shows nowhere else: a segment's change time
@@ -296,7 +308,9 @@ def hold_to_segments(segs: Segments, stamp: str | None, witness: tuple[int, int,
     if stamp == segs.stamp():
         return
     scan = Scan()
-    found = first_break(read_links(segs, scan), witness, torn_inside=scan.torn_inside)
+    found = first_break(
+        read_links(segs, scan), witness, torn_inside=scan.torn_inside, witness=witness_file
+    )
     if found is not None:
         raise broken(found)
 
@@ -809,7 +823,9 @@ def _fast_base(home: Home, segs: Segments, line: Head | None) -> _Base | None:
     # The view is the one a writer left (its change time says so): its digest was true then.
     if not segs.holds(view_cp[0], view_cp[1], view_cp[3]):
         raise locate_break(home, segs)
-    hold_to_segments(segs, head.segments, head.checkpoint)  # the head's own line: held above
+    hold_to_segments(
+        segs, head.segments, head.checkpoint, HEAD_FILE
+    )  # the head's own line: held above
     end, at = journal_end(home, segs, head.checkpoint)
     return _Base(view_cp, st.st_size, head, end, at)
 

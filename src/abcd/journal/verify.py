@@ -135,9 +135,11 @@ def verify(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Repo
         else None
     )
     head = read_head(home)
+    witness = "memory.json"
     if head is not None and (cp is None or head.checkpoint[2] >= cp[2]):
         cp = head.checkpoint  # the last line a writer witnessed, past the view's checkpoint
-    found = first_break(links, cp, torn_inside=scan.torn_inside)
+        witness = "memory.head"
+    found = first_break(links, cp, torn_inside=scan.torn_inside, witness=witness)
     if found is not None:
         report.breaks.append(found)
     if not report.breaks:

@@ -140,15 +140,16 @@ def hold_to_witnesses(
     if checkpoint is not None:
         head = head_beside(segs.home, view_stamp, checkpoint[2])
     stamp = view_segments_stamp(view_head)
+    witness = "memory.json"
     if head is not None:
-        checkpoint, stamp = head.checkpoint, head.segments
+        checkpoint, stamp, witness = head.checkpoint, head.segments, "memory.head"
         if not at_checkpoint(segs, checkpoint):
-            raise locate_break(segs, checkpoint)
+            raise locate_break(segs, checkpoint, witness)
     if stamp == segs.stamp():
         return head
     from abcd.journal.chain import first_break  # a segment changed: the chain is walked whole
 
-    found = first_break(_links(segs), checkpoint, classify=False)
+    found = first_break(_links(segs), checkpoint, classify=False, witness=witness)
     if found is not None:
         raise JournalBroken(found.seq, found.what, found.where, hint=hint_for(found.what))
     return head
@@ -194,11 +195,13 @@ def _links(segs: Segments) -> list[Link]:
     return links
 
 
-def locate_break(segs: Segments, checkpoint: tuple[int, int, int, str] | None) -> JournalBroken:
+def locate_break(
+    segs: Segments, checkpoint: tuple[int, int, int, str] | None, witness: str = "memory.json"
+) -> JournalBroken:
     """The break as `journal verify` names it, for the hook (an error path: it reads the journal)."""
     from abcd.journal.chain import Break, first_break
 
-    found = first_break(_links(segs), checkpoint, classify=False) or Break(
+    found = first_break(_links(segs), checkpoint, classify=False, witness=witness) or Break(
         0, "the journal changed while it was read", "journal"
     )
     return JournalBroken(found.seq, found.what, found.where, hint=hint_for(found.what))
@@ -331,7 +334,7 @@ class IndexedNotes:
                 try:
                     _fold(segs, notes, self.index.checkpoint, self.gone)
                 except JournalBroken:
-                    raise locate_break(segs, self.index.checkpoint) from None
+                    raise locate_break(segs, self.index.checkpoint, "memory.idx") from None
                 self.extra = {
                     note_id: _note_item(self._whole(note_id, n)) for note_id, n in notes.items()
                 }
