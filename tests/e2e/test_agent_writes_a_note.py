@@ -33,9 +33,11 @@ def test_a_note_the_agent_writes_is_stamped_with_the_hosts_session(
     loop = turn.agent_requests()
     assert len(loop) == 2, "one request asks for the command, one carries its result"
     (result,) = loop[1].tool_results()
-    printed = NOTE_ID.findall(result)
+    printed = sorted(set(NOTE_ID.findall(result)))
     assert len(printed) == 1, f"the tool result shows the new id: {result!r}"
     assert "session unknown" not in result
+    # A note of one recall word lands, and the agent is told, in the tool result, how to give more.
+    assert f"{printed[0]} has 1 recall word(s)" in result
     (note,) = listed_notes(claude)
     assert note["id"] == printed[0]
     assert note["session"] == turn.session_id
