@@ -18,3 +18,14 @@ ADD_NOTE = f"""abcd memory add --title '{TITLE}' --recall {RECALL} --by {WRITER}
 {BODY}
 EOF"""
 NOTE_ID = re.compile(r"\bmem-\d{16}\b")
+
+
+def printed_id(result: str) -> str | None:
+    """The note id an add printed, read from the tool result the host handed the agent: the id on
+    its own last line, after nothing but the hint a note of few recall words gets (`None` else)."""
+    *before, last = result.strip().splitlines() or [""]
+    if not NOTE_ID.fullmatch(last):
+        return None
+    if any(f"{last} has " not in line or "recall word(s)" not in line for line in before):
+        return None
+    return last

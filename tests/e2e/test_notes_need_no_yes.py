@@ -26,7 +26,7 @@ import pytest
 from abcd.cli.plugin_cmd import plugin_dir
 from tests.e2e.claude_cli import Claude, Turn, skip_without_node
 from tests.e2e.conftest import listed_notes, plugin_host
-from tests.e2e.lesson import ADD_NOTE, NOTE_ID, TITLE, WRITER
+from tests.e2e.lesson import ADD_NOTE, TITLE, WRITER, printed_id
 from tests.e2e.mock_api import AgentScript, RunBash, Text
 from tests.e2e.workspace import HOOKS_MISSING, abcd_hooks_ready
 
@@ -89,7 +89,7 @@ def test_both_taught_shapes_wrote_their_note_and_the_agent_saw_its_id(run: Run) 
     assert len(loop) == 6, "five commands asked for, one reply after the last result"
     for request in loop[1:3]:
         (result,) = request.tool_results()
-        assert NOTE_ID.fullmatch(result.strip()), result
+        assert printed_id(result), result
     assert listed_titles(run.claude) == {PRINTED_TITLE, TITLE}
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from abcd.cli.plugin_cmd import plugin_dir
 from tests.e2e.claude_cli import Claude, skip_without_node
-from tests.e2e.lesson import ADD_NOTE, NOTE_ID
+from tests.e2e.lesson import ADD_NOTE, printed_id
 from tests.e2e.mock_api import AgentScript, RunBash, Text
 from tests.e2e.workspace import abcd_hooks_ready, plugin_without_hooks
 
@@ -91,7 +91,7 @@ def test_under_slash_abcd_memory_the_agent_writes_its_note_without_a_permission_
 
     assert turn.result["permission_denials"] == []
     (result,) = turn.agent_requests()[-1].tool_results()
-    assert NOTE_ID.fullmatch(result.strip())
+    assert printed_id(result), result
 
 
 def test_outside_the_page_and_without_the_plugins_hooks_the_same_command_needs_approval(

@@ -22,7 +22,7 @@ import pytest
 
 from tests.e2e.claude_cli import Turn, skip_without_node
 from tests.e2e.conftest import plugin_host
-from tests.e2e.lesson import ADD_NOTE, BODY, NOTE_ID, TITLE
+from tests.e2e.lesson import ADD_NOTE, BODY, TITLE, printed_id
 from tests.e2e.mock_api import AgentScript, Request, RunBash, Text, strings
 from tests.e2e.workspace import HOOKS_MISSING, abcd_hooks_ready
 
@@ -56,7 +56,8 @@ def story(
         claude.mock.script = AgentScript(RunBash(ADD_NOTE, "Keep a note"), Text("Noted."))
         written = claude.run("remember how the tests run", allowed_tools=["Bash"])
         (result,) = written.agent_requests()[-1].tool_results()
-        (note_id,) = NOTE_ID.findall(result)
+        note_id = printed_id(result)
+        assert note_id is not None, result
         claude.mock.script = AgentScript()
         first = claude.run("how do I run the tests")
         session = first.session_id
