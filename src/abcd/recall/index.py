@@ -14,10 +14,10 @@ rest:
   length)`, and the offsets of the sections below;
 - recall buckets: first stem of a recall term -> `[(term, group, bitmap,
   note numbers)]`: the holders as a bitmap (bit `i` for note number `i`)
-  when at least one note in `BITMAP_SHARE` holds the term, else packed as
-  4-byte integers, so a prompt gathers its candidates as one integer a note
-  a bit (`abcd.recall.bitset`), checking each distinct term against the
-  prompt once;
+  when they are at least one in `BITMAP_SHARE` of the index's notes, else
+  packed as 4-byte integers, so a prompt gathers its candidates as one
+  integer a note a bit (`abcd.recall.bitset`), checking each distinct term
+  against the prompt once;
 - df buckets, per group: stem -> number of notes holding it (any field);
 - vocabulary buckets: stem -> `(term number, postings offset, postings
   length, dense, impacts offset, impacts length)`;
@@ -100,9 +100,9 @@ EVERYWHERE = ""  # the group of notes recalled in every repository (root null)
 # (`map`) instead of decoding a dictionary; a rarer term keeps a dictionary of its few holders.
 DENSE_SHARE = 32
 DENSE_MIN = 64
-# A recall term held by at least one note of its group in this many keeps its holders as a bitmap
-# (an eighth of a byte a note, read with `int.from_bytes`), a rarer one as packed numbers (four bytes
-# a holder, set bit by bit): a prompt's cost follows the rare terms' holders, at most this share.
+# A recall term whose holders in a group are at least one in this many of the index's notes keeps
+# them as a bitmap (an eighth of a byte a note, read with `int.from_bytes`), a rarer one as packed
+# numbers (four bytes a holder, set bit by bit): what a prompt pays for a rare term is bounded.
 BITMAP_SHARE = 256
 # A dense term's impacts group its holders by weighted count: 1, 2, 3, and this many or more.
 IMPACT_GROUPS = 4
