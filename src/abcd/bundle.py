@@ -5,8 +5,9 @@ import system spends ~60 us on each (finding it, `stat`ing its source and
 its `.pyc`, opening, reading and checking the `.pyc`): ~2.4 ms of a prompt
 (`docs/performance.md`). So the lean commands (the hooks, the status line)
 put a `Bundle` first on `sys.meta_path` before they import anything else:
-it serves each abcd module named in one file beside the package,
-`abcd/__pycache__/lean.<cache tag>.bundle`, read at once: a `marshal`led
+it serves each abcd module named in one file beside the package, one
+for each command (`abcd/__pycache__/lean-<command>.<cache tag>.bundle`,
+so each holds only what its command imports), read at once: a `marshal`led
 table of module name -> (is a package, source path, its size, its
 modification time in nanoseconds, its code marshalled). A module is served
 only while its source has the size and modification time recorded with its
@@ -50,8 +51,9 @@ def _folder() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(abcd.__file__)), "__pycache__")
 
 
-def bundle_path() -> str:
-    return os.path.join(_folder(), f"lean.{sys.implementation.cache_tag}.bundle")
+def bundle_path(command: str) -> str:
+    """The bundle of a lean command (`prompt-router`, `statusline`, ...)."""
+    return os.path.join(_folder(), f"lean-{command}.{sys.implementation.cache_tag}.bundle")
 
 
 _CODE: Any = type(bundle_path.__code__)  # `types.CodeType`, without importing `types`
@@ -120,9 +122,9 @@ class Bundle:
             pass  # a bundle not written costs the next command the import system's work
 
 
-def install() -> Bundle | None:
-    """Put the bundle first on `sys.meta_path` (an empty one when there is none to read)."""
-    path = bundle_path()
+def install(command: str) -> Bundle | None:
+    """Put the command's bundle first on `sys.meta_path` (an empty one when there is none)."""
+    path = bundle_path(command)
     entries: dict[str, tuple[bool, str, int, int, bytes]] = {}
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))

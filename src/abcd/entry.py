@@ -24,6 +24,8 @@ from __future__ import annotations
 import sys
 
 _HELP = {"-h", "--help"}
+# The lean commands with a bundle of their own (`abcd.bundle`); another hook name shares one.
+_BUNDLED = {"prompt-router", "session-start", "pre-compact", "pre-tool-use", "statusline"}
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,12 +35,12 @@ if TYPE_CHECKING:
     from abcd.bundle import Bundle
 
 
-def _bundled() -> Bundle | None:
-    """Serve the lean command's modules from their bundle (`abcd.bundle`), when it can."""
+def _bundled(command: str) -> Bundle | None:
+    """Serve the lean command's modules from its bundle (`abcd.bundle`), when it can."""
     try:
         from abcd.bundle import install
 
-        return install()
+        return install(command if command in _BUNDLED else "hook")
     except Exception:  # the import system serves them instead
         return None
 
@@ -94,17 +96,17 @@ def _standard_streams() -> None:
 def main() -> None:
     argv = sys.argv[1:]
     if argv[:2] == ["hook", "pre-tool-use"] and not _HELP.intersection(argv[2:]):
-        bundle = _bundled()
+        bundle = _bundled("pre-tool-use")
         from abcd.host.pretool import main as pretool_main
 
         _lean(pretool_main, argv[1:], bundle)
     if len(argv) >= 2 and argv[0] == "hook" and not _HELP.intersection(argv[1:]):
-        bundle = _bundled()
+        bundle = _bundled(argv[1])
         from abcd.host.hook import main as hook_main
 
         _lean(hook_main, argv[1:], bundle)
     if argv[:1] == ["statusline"] and not _HELP.intersection(argv[1:]):
-        bundle = _bundled()
+        bundle = _bundled("statusline")
         from abcd.host.statusline import main as statusline_main
 
         _lean(statusline_main, argv[1:], bundle)

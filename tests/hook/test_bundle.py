@@ -26,7 +26,7 @@ PLAIN = ("abcd.recall.budget", "abcd.digest", "abcd.errors")
 REPORT = (
     "import sys, json\n"
     "from abcd import bundle\n"
-    "b = bundle.install()\n"
+    "b = bundle.install('prompt-router')\n"
     "import {modules}\n"
     "from abcd.recall.budget import HOST_CONTEXT_CHARS\n"
     "served = sorted(n for n, m in sys.modules.items()\n"
@@ -58,7 +58,7 @@ def run(python: str, where: Path, code: str, *flags: str) -> dict[str, Any]:
 
 
 def bundles(where: Path) -> list[Path]:
-    return sorted((where / "abcd" / "__pycache__").glob("lean.*.bundle"))
+    return sorted((where / "abcd" / "__pycache__").glob("lean-*.bundle"))
 
 
 @pytest.mark.parametrize("version", PYTHONS)
