@@ -32,8 +32,12 @@ REPORT = (
     "served = sorted(n for n, m in sys.modules.items()\n"
     "    if n.startswith('abcd') and m.__spec__ and m.__spec__.loader is b)\n"
     "files = {{n: sys.modules[n].__file__ for n in served}}\n"
+    "import importlib.util\n"
+    "cached = all(sys.modules[n].__cached__ == importlib.util.cache_from_source(files[n])\n"
+    "    for n in served)\n"
     "b.save()\n"
-    "print(json.dumps({{'served': served, 'files': files, 'limit': HOST_CONTEXT_CHARS}}))\n"
+    "print(json.dumps({{'served': served, 'files': files, 'cached': cached,\n"
+    "    'limit': HOST_CONTEXT_CHARS}}))\n"
 )
 
 
@@ -72,8 +76,9 @@ def test_the_first_run_writes_the_bundle_and_the_next_is_served_from_it(
     assert len(bundles(where)) == 1
     second = run(python, where, code)
     assert set(PLAIN) <= set(second["served"])
-    # Each served module is the copy's, its `__file__` its source as the import system sets it.
+    # Each served module is the copy's, its `__file__` its source as the import system sets it,
     assert second["files"]["abcd.digest"] == str(where / "abcd" / "digest.py")
+    assert second["cached"]  # and `__cached__` where the import system would have its `.pyc`
     assert second["limit"] == first["limit"]
 
 
