@@ -115,6 +115,9 @@ class Bundle:
         ]
         if not self.stale and all(name in self.served for name, _ in loaded):
             return
+        folder = os.path.dirname(self.path)
+        if not os.access(folder if os.path.isdir(folder) else os.path.dirname(folder), os.W_OK):
+            return  # an installation this account cannot write to: nothing is gathered either
         try:
             entries = {name: e for name, e in self.entries.items() if _current(e)}
             for name, module in loaded:
