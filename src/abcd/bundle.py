@@ -13,7 +13,8 @@ modification time in nanoseconds, its code marshalled). A module is served
 only while its source has the size and modification time recorded with its
 code (one `stat`, as the import system checks a `.pyc` against its source);
 any other module, and one whose source changed, is left to the import
-system, as is everything when the file is missing, of another format or
+system (one whose code in the file does not decode is compiled from its
+source), as is everything when the file is missing, of another format or
 interpreter, or not this account's (or root's) or writable by others.
 
 After the command ran, when an abcd module it loaded was not served (the
@@ -96,10 +97,17 @@ class Bundle:
         return None  # the default module
 
     def exec_module(self, module: ModuleType) -> None:
-        code: Any = marshal.loads(self.entries[module.__name__][4])
-        if type(code) is not _CODE:
-            raise ImportError(f"{self.path}: {module.__name__} does not decode to code")
-        self.served.add(module.__name__)
+        origin, blob = self.entries[module.__name__][1::3]
+        try:
+            code: Any = marshal.loads(blob)
+        except (ValueError, EOFError, TypeError):
+            code = None
+        if type(code) is _CODE:
+            self.served.add(module.__name__)
+        else:  # damaged in the file: compiled from its source, and the file written again
+            self.stale = True
+            with open(origin, "rb") as source:
+                code = compile(source.read(), origin, "exec", dont_inherit=True)
         exec(code, module.__dict__)
 
     def save(self) -> None:

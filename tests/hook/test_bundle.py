@@ -10,6 +10,7 @@ written again, and nothing is written when Python writes no bytecode.
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -29,8 +30,8 @@ REPORT = (
     "b = bundle.install('prompt-router')\n"
     "import {modules}\n"
     "from abcd.recall.budget import HOST_CONTEXT_CHARS\n"
-    "served = sorted(n for n, m in sys.modules.items()\n"
-    "    if n.startswith('abcd') and m.__spec__ and m.__spec__.loader is b)\n"
+    "served = sorted(b.served)\n"
+    "assert all(sys.modules[n].__spec__.loader is b for n in served)\n"
     "files = {{n: sys.modules[n].__file__ for n in served}}\n"
     "import importlib.util\n"
     "cached = all(sys.modules[n].__cached__ == importlib.util.cache_from_source(files[n])\n"
@@ -118,6 +119,22 @@ def test_a_damaged_bundle_is_read_around_and_written_again(tmp_path: Path, damag
     [path] = bundles(where)
     path.write_bytes(damage)
     assert run(sys.executable, where, code)["served"] == []
+    assert set(PLAIN) <= set(run(sys.executable, where, code)["served"])
+
+
+def test_a_module_whose_code_is_damaged_in_the_bundle_is_compiled_from_its_source(
+    tmp_path: Path,
+) -> None:
+    where = package_copy(tmp_path)
+    code = REPORT.format(modules=", ".join(PLAIN))
+    run(sys.executable, where, code)
+    [path] = bundles(where)
+    form, tag, entries = marshal.loads(path.read_bytes())
+    entries["abcd.recall.budget"] = (*entries["abcd.recall.budget"][:4], b"\xe3damaged")
+    path.write_bytes(marshal.dumps((form, tag, entries)))
+    damaged = run(sys.executable, where, code)
+    assert "abcd.recall.budget" not in damaged["served"]
+    assert damaged["limit"] == run(sys.executable, where, code)["limit"]
     assert set(PLAIN) <= set(run(sys.executable, where, code)["served"])
 
 
