@@ -79,7 +79,7 @@ class Bundle:
         is_package, origin, size, mtime_ns, _ = entry
         try:
             st = os.stat(origin)
-        except OSError:
+        except (OSError, ValueError):  # gone, or not a path at all
             st = None
         if st is None or st.st_size != size or st.st_mtime_ns != mtime_ns:
             self.stale = True
@@ -187,7 +187,7 @@ def _entries(data: bytes) -> dict[str, tuple[bool, str, int, int, bytes]]:
 def _current(entry: tuple[bool, str, int, int, bytes]) -> bool:
     try:
         st = os.stat(entry[1])
-    except OSError:
+    except (OSError, ValueError):
         return False
     return st.st_size == entry[2] and st.st_mtime_ns == entry[3]
 
