@@ -6,7 +6,8 @@ its `.pyc`, opening, reading and checking the `.pyc`): ~2.4 ms of a prompt
 (`docs/performance.md`). So the lean commands (the hooks, the status line)
 put a `Bundle` first on `sys.meta_path` before they import anything else:
 it serves each abcd module named in one file beside the package, one
-for each command (`abcd/__pycache__/lean-<command>.<cache tag>.bundle`,
+for each command and optimisation level
+(`abcd/__pycache__/lean-<command>.<cache tag>.bundle`,
 so each holds only what its command imports), read at once: a `marshal`led
 table of module name -> (is a package, source path, its size, its
 modification time in nanoseconds, its code marshalled). A module is served
@@ -52,14 +53,19 @@ def _folder() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(abcd.__file__)), "__pycache__")
 
 
+# This interpreter and optimisation level, as a `.pyc`'s name says them (`cpython-311.opt-1`): a
+# bundle is never served under another level (`-O` drops asserts from the code it holds).
+_TAG = sys.implementation.cache_tag + (f".opt-{sys.flags.optimize}" if sys.flags.optimize else "")
+# The ending of a module's `.pyc` under this interpreter and optimisation level.
+_PYC = f".{_TAG}.pyc"
+
+
 def bundle_path(command: str) -> str:
     """The bundle of a lean command (`prompt-router`, `statusline`, ...)."""
-    return os.path.join(_folder(), f"lean-{command}.{sys.implementation.cache_tag}.bundle")
+    return os.path.join(_folder(), f"lean-{command}.{_TAG}.bundle")
 
 
 _CODE: Any = type(bundle_path.__code__)  # `types.CodeType`, without importing `types`
-# The ending of a module's `.pyc` under this interpreter and optimisation level.
-_PYC = f".{sys.implementation.cache_tag}{f'.opt-{sys.flags.optimize}' if sys.flags.optimize else ''}.pyc"
 
 
 class Bundle:
@@ -138,7 +144,7 @@ class Bundle:
             pass  # a bundle not written costs the next command the import system's work
 
 
-def install(command: str) -> Bundle | None:
+def install(command: str) -> Bundle:
     """Put the command's bundle first on `sys.meta_path` (an empty one when there is none)."""
     path = bundle_path(command)
     entries: dict[str, tuple[bool, str, int, int, bytes]] = {}
@@ -170,7 +176,7 @@ def _entries(data: bytes) -> dict[str, tuple[bool, str, int, int, bytes]]:
     if (
         type(stored) is not tuple
         or len(stored) != 3
-        or stored[:2] != (FORMAT, sys.implementation.cache_tag)
+        or stored[:2] != (FORMAT, _TAG)
         or type(stored[2]) is not dict
     ):
         return {}
@@ -234,7 +240,7 @@ def _write(path: str, entries: dict[str, tuple[bool, str, int, int, bytes]]) -> 
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(marshal.dumps((FORMAT, sys.implementation.cache_tag, entries)))
+            out.write(marshal.dumps((FORMAT, _TAG, entries)))
         os.replace(temporary, path)
     except BaseException:
         try:

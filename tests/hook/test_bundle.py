@@ -102,6 +102,15 @@ def test_a_module_whose_source_changed_is_imported_anew_and_the_bundle_written_a
     assert again["limit"] == 1234
 
 
+def test_a_bundle_is_not_served_under_another_optimisation_level(tmp_path: Path) -> None:
+    where = package_copy(tmp_path)
+    code = REPORT.format(modules=", ".join(PLAIN))
+    run(sys.executable, where, code)
+    assert run(sys.executable, where, code, "-O")["served"] == []  # asserts kept in its code
+    assert set(PLAIN) <= set(run(sys.executable, where, code, "-O")["served"])
+    assert len(bundles(where)) == 2
+
+
 def test_nothing_is_written_when_python_writes_no_bytecode(tmp_path: Path) -> None:
     where = package_copy(tmp_path)
     result = run(sys.executable, where, REPORT.format(modules=", ".join(PLAIN)), "-B")
