@@ -42,6 +42,10 @@ REPORT = (
 )
 
 
+# What the runs below import and report.
+CODE = REPORT.format(modules=", ".join(PLAIN))
+
+
 def package_copy(tmp_path: Path) -> Path:
     """A copy of this tree's `abcd`, without its bytecode, to import in place of it."""
     shutil.copytree(SRC / "abcd", tmp_path / "abcd", ignore=shutil.ignore_patterns("__pycache__"))
@@ -71,11 +75,10 @@ def test_the_first_run_writes_the_bundle_and_the_next_is_served_from_it(
     version: str, tmp_path: Path
 ) -> None:
     python, where = interpreter(version), package_copy(tmp_path)
-    code = REPORT.format(modules=", ".join(PLAIN))
-    first = run(python, where, code)
+    first = run(python, where, CODE)
     assert first["served"] == []
     assert len(bundles(where)) == 1
-    second = run(python, where, code)
+    second = run(python, where, CODE)
     assert set(PLAIN) <= set(second["served"])
     # Each served module is the copy's, its `__file__` its source as the import system sets it,
     assert second["files"]["abcd.digest"] == str(where / "abcd" / "digest.py")
@@ -88,32 +91,30 @@ def test_a_module_whose_source_changed_is_imported_anew_and_the_bundle_written_a
     version: str, tmp_path: Path
 ) -> None:
     python, where = interpreter(version), package_copy(tmp_path)
-    code = REPORT.format(modules=", ".join(PLAIN))
-    run(python, where, code)
-    run(python, where, code)
+    run(python, where, CODE)
+    run(python, where, CODE)
     budget = where / "abcd" / "recall" / "budget.py"
     budget.write_text(budget.read_text() + "\nHOST_CONTEXT_CHARS = 1234\n")
-    changed = run(python, where, code)
+    changed = run(python, where, CODE)
     assert "abcd.recall.budget" not in changed["served"]
     assert "abcd.digest" in changed["served"]
     assert changed["limit"] == 1234
-    again = run(python, where, code)
+    again = run(python, where, CODE)
     assert "abcd.recall.budget" in again["served"]
     assert again["limit"] == 1234
 
 
 def test_a_bundle_is_not_served_under_another_optimisation_level(tmp_path: Path) -> None:
     where = package_copy(tmp_path)
-    code = REPORT.format(modules=", ".join(PLAIN))
-    run(sys.executable, where, code)
-    assert run(sys.executable, where, code, "-O")["served"] == []  # asserts kept in its code
-    assert set(PLAIN) <= set(run(sys.executable, where, code, "-O")["served"])
+    run(sys.executable, where, CODE)
+    assert run(sys.executable, where, CODE, "-O")["served"] == []  # asserts kept in its code
+    assert set(PLAIN) <= set(run(sys.executable, where, CODE, "-O")["served"])
     assert len(bundles(where)) == 2
 
 
 def test_nothing_is_written_when_python_writes_no_bytecode(tmp_path: Path) -> None:
     where = package_copy(tmp_path)
-    result = run(sys.executable, where, REPORT.format(modules=", ".join(PLAIN)), "-B")
+    result = run(sys.executable, where, CODE, "-B")
     assert result["served"] == []
     assert bundles(where) == []
 
@@ -123,37 +124,34 @@ def test_nothing_is_written_when_python_writes_no_bytecode(tmp_path: Path) -> No
 )
 def test_a_damaged_bundle_is_read_around_and_written_again(tmp_path: Path, damage: bytes) -> None:
     where = package_copy(tmp_path)
-    code = REPORT.format(modules=", ".join(PLAIN))
-    run(sys.executable, where, code)
+    run(sys.executable, where, CODE)
     [path] = bundles(where)
     path.write_bytes(damage)
-    assert run(sys.executable, where, code)["served"] == []
-    assert set(PLAIN) <= set(run(sys.executable, where, code)["served"])
+    assert run(sys.executable, where, CODE)["served"] == []
+    assert set(PLAIN) <= set(run(sys.executable, where, CODE)["served"])
 
 
 def test_a_module_whose_code_is_damaged_in_the_bundle_is_compiled_from_its_source(
     tmp_path: Path,
 ) -> None:
     where = package_copy(tmp_path)
-    code = REPORT.format(modules=", ".join(PLAIN))
-    run(sys.executable, where, code)
+    run(sys.executable, where, CODE)
     [path] = bundles(where)
     form, tag, entries = marshal.loads(path.read_bytes())
     entries["abcd.recall.budget"] = (*entries["abcd.recall.budget"][:4], b"\xe3damaged")
     path.write_bytes(marshal.dumps((form, tag, entries)))
-    damaged = run(sys.executable, where, code)
+    damaged = run(sys.executable, where, CODE)
     assert "abcd.recall.budget" not in damaged["served"]
-    assert damaged["limit"] == run(sys.executable, where, code)["limit"]
-    assert set(PLAIN) <= set(run(sys.executable, where, code)["served"])
+    assert damaged["limit"] == run(sys.executable, where, CODE)["limit"]
+    assert set(PLAIN) <= set(run(sys.executable, where, CODE)["served"])
 
 
 def test_a_bundle_others_may_write_is_not_read(tmp_path: Path) -> None:
     where = package_copy(tmp_path)
-    code = REPORT.format(modules=", ".join(PLAIN))
-    run(sys.executable, where, code)
+    run(sys.executable, where, CODE)
     [path] = bundles(where)
     path.chmod(0o666)
-    assert run(sys.executable, where, code)["served"] == []
+    assert run(sys.executable, where, CODE)["served"] == []
 
 
 def test_the_prompt_hook_says_the_same_served_from_the_bundle(tmp_path: Path) -> None:
