@@ -28,6 +28,9 @@ WORDS = ["test", "tests", "deploy", "race", "flag", "cache", "auth", "login", "a
 PROMPT_WORDS = [*WORDS, "the", "how", "should", "zeta"]
 text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join)
 prompts = st.lists(st.sampled_from(PROMPT_WORDS), min_size=1, max_size=12).map(" ".join)
+# The index's `BITMAP_SHARE`: every recall term's holders packed as numbers, a term held by a third
+# of the notes as a bitmap, every term as a bitmap.
+HOLDERS = [0, 3, 10**9]
 recall = st.lists(
     st.sampled_from([*WORDS, "race flag", "alpha beta", "log-in"]), min_size=1, max_size=3
 )
@@ -81,6 +84,7 @@ def homes(
             "best first, tiny",
         ]
     ),
+    holders=st.sampled_from(HOLDERS),
 )
 def test_the_hook_ranks_every_candidate_as_the_fold_does(
     repo: Path,
@@ -88,8 +92,9 @@ def test_the_hook_ranks_every_candidate_as_the_fold_does(
     home: tuple[list[Event], list[Event], list[dict[str, object]]],
     prompt: str,
     scoring: str,
+    holders: int,
 ) -> None:
-    _hook_agrees_with_the_fold(repo, home, prompt, scoring)
+    _hook_agrees_with_the_fold(repo, home, prompt, scoring, holders)
 
 
 @settings(
@@ -99,14 +104,16 @@ def test_the_hook_ranks_every_candidate_as_the_fold_does(
     home=homes(most=150),
     prompt=prompts,
     scoring=st.sampled_from(["best first", "best first, tiny", "best first, coarse"]),
+    holders=st.sampled_from(HOLDERS),
 )
 def test_a_crowd_ranked_best_first_in_rounds_of_any_size_is_ranked_as_the_fold_ranks_it(
     repo: Path,
     home: tuple[list[Event], list[Event], list[dict[str, object]]],
     prompt: str,
     scoring: str,
+    holders: int,
 ) -> None:
-    _hook_agrees_with_the_fold(repo, home, prompt, scoring)
+    _hook_agrees_with_the_fold(repo, home, prompt, scoring, holders)
 
 
 def _hook_agrees_with_the_fold(
@@ -114,7 +121,9 @@ def _hook_agrees_with_the_fold(
     home: tuple[list[Event], list[Event], list[dict[str, object]]],
     prompt: str,
     scoring: str,
+    holders: int = index.BITMAP_SHARE,
 ) -> None:
+    """`holders`: the index's `BITMAP_SHARE` (which recall terms keep their holders as bitmaps)."""
     first, late, project = home
     root = git(repo, "rev-list", "--max-parents=0", "HEAD")
 
@@ -133,6 +142,7 @@ def _hook_agrees_with_the_fold(
         # A low bar, so that a home of a few dozen notes has items the second tier admits.
         m.setattr(second, "SECOND_MIN_SCORE", 0.5)
         m.setattr(second, "SECOND_MIN_SHARE", 0.1)
+        m.setattr(index, "BITMAP_SHARE", holders)
         if scoring not in ("sparse", "best first, sparse"):  # every term dense, with impacts
             m.setattr(index, "DENSE_MIN", 1)
             m.setattr(index, "DENSE_SHARE", 10**9)

@@ -30,6 +30,7 @@ MODULES = (
     "abcd.host.hook",
     "abcd.session.fill",
     "abcd.session.brackets",
+    "abcd.bundle",
 )
 FORBIDDEN = frozenset(NEVER_LOADED)
 

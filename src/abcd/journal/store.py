@@ -759,17 +759,18 @@ class _IndexLookup:
             return self.texts[text]
         if self.index is None or not text[2]:
             return None
+        from abcd.recall.bitset import numbers
         from abcd.recall.index import EVERYWHERE
         from abcd.recall.terms import Prompt
 
         group = {text[3] or EVERYWHERE}
-        held: set[int] | None = None
+        held: int | None = None
         for word in sorted(text[2]):
             found = self.index.candidates(Prompt(word), group)
             held = found if held is None else held & found
             if not held:
                 return None
-        for no in sorted(held or ()):
+        for no in numbers(held or 0):
             record = self.index.record(no)
             if record[0] not in self.table and same_text(*record[1:5]) == text:
                 return record[0]

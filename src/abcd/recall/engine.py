@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 from abcd.errors import AbcdError, JournalBroken, TrustError
+from abcd.recall import bitset
 from abcd.recall.bm25f import Corpus, Doc, Scored, idf
 from abcd.recall.budget import host_len
 from abcd.recall.constants import HOST_CONTEXT_CHARS, K1, MEMORY_FLOOR_SHARE, TIE_EPSILON, B
@@ -552,7 +553,7 @@ def _recall(
 
     # Machine notes through the index: the notes holding a recall term the prompt hits.
     narrow_ids = {i.key for i in items if i.kind == "note" and i.layer != "machine"}
-    found: set[int] = set()
+    found = 0  # the machine's candidates, a bitset (`abcd.recall.bitset`)
     if indexed is not None:
         # Only the groups that can come back here: a note tied to another repository is never read.
         found = indexed.index.candidates(prompt, {EVERYWHERE, root or EVERYWHERE})
@@ -564,7 +565,8 @@ def _recall(
             if stems is not None
             else indexed.index.numbers_of(set_aside)
         )
-        found.difference_update(numbered.values())
+        set_aside_bits = bitset.of(numbered.values(), indexed.index.count)
+        found &= ~set_aside_bits
 
     reach: list[Item] = []
     hitting: list[tuple[Item, tuple[str, ...]]] = []
@@ -633,7 +635,7 @@ def _recall(
         corpus.n,
         corpus.avg_len,
         indexed.index if indexed is not None else None,
-        found | set(numbered.values()) if indexed is not None else (),
+        found | set_aside_bits if indexed is not None else 0,
         groups,
     )
     outcome.second_skipped = skipped_why(prompt)
@@ -641,7 +643,9 @@ def _recall(
         admitted = {item.key for item in wide}
         outcome.withheld = [(i, why) for i, why in outcome.withheld if i.key not in admitted]
         hitting += [(item, ()) for item in wide]
-    found |= wide_notes.keys()
+    if wide_notes:
+        assert indexed is not None
+        found |= bitset.of(wide_notes, indexed.index.count)
     if not hitting and not found:
         _take(outcome, ledger, blocks, iter(()))
         return outcome
@@ -658,10 +662,10 @@ def _recall(
     best_first = None
     if indexed is not None and found:
         machine = _Machine(indexed.index, prompt, corpus)
-        if len(found) >= PRUNE_FROM and machine.can_prune():
+        if found.bit_count() >= PRUNE_FROM and machine.can_prune():
             best_first = _BestFirst(machine, found)
         else:
-            ranked_numbers = machine.score(sorted(found))
+            ranked_numbers = machine.score(bitset.numbers(found))
         outcome._open = indexed
 
     def candidate(entry: tuple[float, Ranked], rank: int) -> Candidate:
@@ -680,7 +684,7 @@ def _recall(
         return cand
 
     ordered = _ranked(scored, ranked_numbers, machine, best_first)
-    outcome._count = len(scored) + len(found)
+    outcome._count = len(scored) + found.bit_count()
     _take(
         outcome,
         ledger,
@@ -900,15 +904,18 @@ class _BestFirst:
     costs what scoring every candidate costs).
     """
 
-    def __init__(self, machine: _Machine, found: set[int]) -> None:
+    def __init__(self, machine: _Machine, found: int) -> None:
+        """`found`: the candidates, a bitset (`abcd.recall.bitset`)."""
         self.machine, self.found = machine, found
-        self.seen: set[int] = set()
+        self.seen = 0  # the candidates scored, a bitset
         self.done = False
         self.bound = math.inf
-        self._first: set[int] = set()
+        self._first = 0  # the holders of a sparse query term among them, a bitset
+        count = machine.index.count
         for stem in machine.order:
             if not machine.known[stem][3]:
-                self._first.update(machine.postings(stem).keys() & found)
+                self._first |= bitset.of(machine.postings(stem).keys(), count)
+        self._first &= found
         dense = machine.dense()
         groups: dict[str, list[tuple[int, float]]] = {}  # per term: (holders, their best part)
         self._ceiling = 0.0
@@ -929,14 +936,14 @@ class _BestFirst:
                 for k in range(len(addend)):
                     if units >> k & 1:
                         addend[k] |= bits
-            _add_planes(self._planes, addend)
+            bitset.add_planes(self._planes, addend)
         self._read = 0  # the notes whose bound reached a threshold, as a bitset
         # The rounds start from the highest bound any note has (the ceiling sums the terms' bests,
         # which few notes hold all of): a binary search over the counts, in C.
         low, high = 0, 2 ** len(self._planes)
         while high - low > 1:
             mid = (low + high) // 2
-            if _at_least(self._planes, mid, self._mask):
+            if bitset.at_least(self._planes, mid, self._mask):
                 low = mid
             else:
                 high = mid
@@ -950,71 +957,24 @@ class _BestFirst:
     def more(self, aim: float | None) -> list[tuple[float, int]]:
         """One more round: `(score, note no)` of the candidates it read, and `bound` lowered to
         about `aim` (`None`: by a share)."""
-        new, self._first = self._first, set()
+        new, self._first = self._first, 0
         wanted = self._share * _SHARE  # a round lowers the threshold by a share at most,
         if aim is not None and self._ceiling > 0:  # or only to the aim, if that is higher
             wanted = max(wanted, aim / self._ceiling)
         share = self._share = min(wanted, self._share - _STEP)
         threshold = self._ceiling * share
         units = int(share * _UNITS)  # a bound below this many units is below the threshold
-        left = len(self.found) - len(self.seen)
         if units <= 0:
-            new |= self.found
+            new = self.found
         else:
-            reached = _at_least(self._planes, units, self._mask)
-            fresh = reached & (self._mask ^ self._read)
+            reached = bitset.at_least(self._planes, units, self._mask)
+            new |= reached & (self._mask ^ self._read)
             self._read |= reached
-            if fresh.bit_count() >= left:  # reading costs more than scoring what is left
-                new |= self.found
-            else:
-                new.update(_bit_numbers(fresh))
-        new &= self.found
-        new -= self.seen
+        new &= self.found & ~self.seen
         self.seen |= new
-        self.done = units <= 0 or len(self.seen) == len(self.found)
+        self.done = units <= 0 or self.seen == self.found
         self.bound = -math.inf if self.done else threshold + threshold * _SLACK
-        return self.machine.score(sorted(new)) if new else []
-
-
-def _add_planes(planes: list[int], addend: list[int]) -> None:
-    """Add, note by note, the counts `addend` holds to those `planes` holds: bit plane `k` of
-    every note's count is `planes[k]` (the bits of one integer, a bit a note)."""
-    carry = 0
-    for k, (plane, add) in enumerate(zip(planes, addend, strict=True)):
-        if add or carry:
-            planes[k] = plane ^ add ^ carry
-            carry = (plane & add) | (carry & (plane ^ add))
-
-
-def _at_least(planes: list[int], least: int, mask: int) -> int:
-    """The notes whose count (bit planes, as `_add_planes` keeps them) is at least `least`."""
-    greater, equal = 0, mask
-    for k in range(len(planes) - 1, -1, -1):
-        if least >> k & 1:
-            equal &= planes[k]
-        else:
-            greater |= equal & planes[k]
-            equal &= mask ^ planes[k]
-    return greater | equal
-
-
-_NONZERO = bytes([0, *[1] * 255])  # a byte's mark: 1 when any of its bits is set
-
-
-def _bit_numbers(bits: int) -> list[int]:
-    """The numbers of the bits set in `bits`, lowest first (the bytes with none skipped in C)."""
-    out = []
-    data = bits.to_bytes((bits.bit_length() + 7) // 8, "little")
-    marks = data.translate(_NONZERO)
-    at = marks.find(1)
-    while at >= 0:
-        byte = data[at]
-        while byte:
-            low = byte & -byte
-            out.append(at * 8 + low.bit_length() - 1)
-            byte ^= low
-        at = marks.find(1, at + 1)
-    return out
+        return self.machine.score(bitset.numbers(new)) if new else []
 
 
 def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:

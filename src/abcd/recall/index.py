@@ -12,9 +12,12 @@ rest:
 
 - header: format, term-rule version, checkpoint, per root group `(n, total
   length)`, and the offsets of the sections below;
-- recall buckets: first stem of a recall term -> `[(term, group, note
-  numbers)]`, the numbers packed as 4-byte integers, so a prompt gathers its
-  candidates in C, checking each distinct term against the prompt once;
+- recall buckets: first stem of a recall term -> `[(term, group, bitmap,
+  note numbers)]`: the holders as a bitmap (bit `i` for note number `i`)
+  when they are at least one in `BITMAP_SHARE` of the index's notes, else
+  packed as 4-byte integers, so a prompt gathers its candidates as one
+  integer a note a bit (`abcd.recall.bitset`), checking each distinct term
+  against the prompt once;
 - df buckets, per group: stem -> number of notes holding it (any field);
 - vocabulary buckets: stem -> `(term number, postings offset, postings
   length, dense, impacts offset, impacts length)`;
@@ -65,6 +68,7 @@ import zlib
 
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
+from abcd.recall import bitset
 from abcd.recall import terms as _terms
 from abcd.recall.bm25f import Doc
 from abcd.recall.terms import term_of
@@ -81,7 +85,9 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "memory.idx"
 MAGIC = b"ABCDIDX1"
-FORMAT = 11  # 9: impacts; 10: a record keeps its origin; 11: the id buckets hold removed ids
+# 9: impacts; 10: a record keeps its origin; 11: the id buckets hold removed ids; 12: a recall
+# term's many holders kept as a bitmap
+FORMAT = 12
 # A writer leaves the index as it is while it trails the journal by fewer events than this: a
 # prompt folds the lines past the index's checkpoint (a few microseconds each), and one add in
 # this many rewrites the index whole (see `project_index`).
@@ -94,6 +100,10 @@ EVERYWHERE = ""  # the group of notes recalled in every repository (root null)
 # (`map`) instead of decoding a dictionary; a rarer term keeps a dictionary of its few holders.
 DENSE_SHARE = 32
 DENSE_MIN = 64
+# A recall term whose holders in a group are at least one in this many of the index's notes keeps
+# them as a bitmap (an eighth of a byte a note, read with `int.from_bytes`), a rarer one as packed
+# numbers (four bytes a holder, set bit by bit): what a prompt pays for a rare term is bounded.
+BITMAP_SHARE = 256
 # A dense term's impacts group its holders by weighted count: 1, 2, 3, and this many or more.
 IMPACT_GROUPS = 4
 # A dense posting is 16-bit: a weighted count past it (impossible within a note's limits) is sparse.
@@ -310,7 +320,7 @@ def build(
                 marshal.dumps(
                     {
                         stem: [
-                            (term, group, array("I", numbers).tobytes())
+                            _holders(term, group, numbers, count)
                             for (term, group), numbers in by_term.items()
                         ]
                         for stem, by_term in v.items()
@@ -336,6 +346,17 @@ def build(
         }
     )
     return MAGIC + len(header).to_bytes(8, "little") + header + b"".join(sections)
+
+
+def _holders(
+    term: tuple[str, ...], group: str, numbers: list[int], count: int
+) -> tuple[tuple[str, ...], str, bool, bytes]:
+    """A recall term's holders in one group, as a bitmap (many) or packed numbers (few)."""
+    from array import array
+
+    if len(numbers) * BITMAP_SHARE >= count:
+        return term, group, True, bitset.of(numbers, count).to_bytes((count + 7) // 8, "little")
+    return term, group, False, array("I", numbers).tobytes()
 
 
 class IndexUnusable(AbcdError):
@@ -439,21 +460,32 @@ class Index:
         end = (last >> _LENGTH_BITS) + (last & _LENGTH_MASK)
         return table, self._read((start, end - start)), start
 
-    def candidates(self, prompt: Prompt, groups: Collection[str]) -> set[int]:
-        """The numbers of the notes of `groups` holding a recall term the prompt hits."""
+    def candidates(self, prompt: Prompt, groups: Collection[str]) -> int:
+        """The notes of `groups` holding a recall term the prompt hits, as a bitset
+        (`abcd.recall.bitset`): the bitmaps of common terms or'ed, the rare terms' holders set."""
         wanted: dict[str, list[str]] = {}
         for stem in prompt.distinct:
             wanted.setdefault(bucket_of(stem), []).append(stem)
-        found: set[int] = set()
+        found = 0
+        few: list[memoryview] = []
         table = self.layout["recall"]
         for bucket, stems_here in wanted.items():
             if bucket not in table:
                 continue
             entries = self._blob(table[bucket])
             for stem in stems_here:
-                for term, group, numbers in entries.get(stem, ()):
+                for term, group, bitmap, holders in entries.get(stem, ()):
                     if group in groups and prompt.hits(term):
-                        found.update(memoryview(numbers).cast("I"))
+                        if bitmap:
+                            found |= int.from_bytes(holders, "little")
+                        else:
+                            few.append(memoryview(holders).cast("I"))
+        if few:
+            marks = bytearray(found.to_bytes((self.count + 7) // 8, "little"))
+            for numbers in few:
+                for no in numbers:
+                    marks[no >> 3] |= 1 << (no & 7)
+            found = int.from_bytes(marks, "little")
         return found
 
     def _lookup(self, section: str, key: Any, terms: Iterable[str]) -> dict[str, Any]:

@@ -40,6 +40,7 @@ Imports nothing the hook does not load already.
 
 from __future__ import annotations
 
+from abcd.recall.bitset import has, holding
 from abcd.recall.bm25f import idf
 from abcd.recall.constants import (
     K1,
@@ -166,8 +167,9 @@ class Second:
             return None
         return self.judge(length, lambda w: weights.get(w, 0))
 
-    def indexed(self, index: Index, skip: Collection[int]) -> dict[int, Judged]:
-        """The index's notes holding a telling content word, but `skip`, each with its judgement.
+    def indexed(self, index: Index, skip: int) -> dict[int, Judged]:
+        """The index's notes holding a telling content word, but `skip` (a bitset of note numbers,
+        `abcd.recall.bitset`), each with its judgement.
 
         Only notes whose judgement is admitted are returned; whether a note
         is in reach (its group) is the caller's to check.
@@ -179,7 +181,7 @@ class Second:
         # Each holder of a telling word, with its weighted count of each content word it holds:
         # the work is the telling words' postings, then one look-up a holder for each other word.
         held: dict[int, dict[str, int]] = {}
-        excluded = frozenset(skip)
+        excluded = holding(skip, index.count)
         for w in sorted(self.telling):
             weights = postings.get(w)
             if weights is None:
@@ -190,7 +192,7 @@ class Second:
             for no, count in pairs:
                 if not count:
                     continue
-                if no not in excluded:
+                if not has(excluded, no):
                     held.setdefault(no, {})[w] = int(count)
         if not held:
             return {}
@@ -228,7 +230,7 @@ def widen(
     n: int,
     avg_len: float,
     index: Index | None = None,
-    skip: Collection[int] = (),
+    skip: int = 0,
     groups: Collection[str] = (),
 ) -> tuple[list[Item], dict[int, Judged], dict[str, Judged]]:
     """The second tier's candidates: `(items, index notes by number, every judgement by key)`.
@@ -237,7 +239,7 @@ def widen(
     telling)` gives an item's weighted length and counts, or `None` when it
     certainly holds none of the telling words (it is then not judged). With
     `index`, its notes holding a telling word are judged too, but those in
-    `skip` (candidates already, or not in reach) and those of a group not in
+    `skip` (a bitset: candidates already, or not in reach) and those of a group not in
     `groups` (a note tied to another repository is never read).
     """
     second = Second(prompt, holding, n, avg_len)

@@ -1,0 +1,250 @@
+"""The lean commands' modules served from one file of their code (issue 13).
+
+A prompt imports some 42 abcd modules. Beyond running each one's code, the
+import system spends ~60 us on each (finding it, `stat`ing its source and
+its `.pyc`, opening, reading and checking the `.pyc`): ~2.4 ms of a prompt
+(`docs/performance.md`). So the lean commands (the hooks, the status line)
+put a `Bundle` first on `sys.meta_path` before they import anything else:
+it serves each abcd module named in one file beside the package, one
+for each command and optimisation level
+(`abcd/__pycache__/lean-<command>.<cache tag>.bundle`,
+so each holds only what its command imports), read at once: a `marshal`led
+table of module name -> (is a package, source path, its size, its
+modification time in nanoseconds, its code marshalled). A module is served
+only while its source has the size and modification time recorded with its
+code (one `stat`, as the import system checks a `.pyc` against its source);
+any other module, and one whose source changed, is left to the import
+system (one whose code in the file does not decode is compiled from its
+source), as is everything when the file is missing, of another format or
+interpreter, or not this account's (or root's) or writable by others.
+
+After the command ran, when an abcd module it loaded was not served (the
+first run, an upgrade, an edit), the file is written again (atomically)
+with every module still valid in it and those this process loaded, each
+one's code from the import system's own `.pyc` when that matches its source
+(else compiled from the source). Nothing is written when Python writes no
+bytecode (`PYTHONDONTWRITEBYTECODE`, `-B`) or the folder cannot be written:
+then every module is imported as before. The file holds what `.pyc` files
+hold, where they are kept, and is trusted as they are.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+    from typing import Any
+
+FORMAT = 1
+# Loaded before the bundle is installed, so never served from it.
+_FIRST = frozenset({"abcd", "abcd.entry", "abcd.bundle"})
+# The largest bundle read (the lean commands' modules are ~0.5 MB of code).
+MAX_BYTES = 16 * 1024 * 1024
+
+
+def _folder() -> str:
+    import abcd
+
+    return os.path.join(os.path.dirname(os.path.abspath(abcd.__file__)), "__pycache__")
+
+
+# This interpreter and optimisation level, as a `.pyc`'s name says them (`cpython-311.opt-1`): a
+# bundle is never served under another level (`-O` drops asserts from the code it holds).
+_TAG = sys.implementation.cache_tag + (f".opt-{sys.flags.optimize}" if sys.flags.optimize else "")
+# The ending of a module's `.pyc` under this interpreter and optimisation level.
+_PYC = f".{_TAG}.pyc"
+
+
+def bundle_path(command: str) -> str:
+    """The bundle of a lean command (`prompt-router`, `statusline`, ...)."""
+    return os.path.join(_folder(), f"lean-{command}.{_TAG}.bundle")
+
+
+_CODE: Any = type(bundle_path.__code__)  # `types.CodeType`, without importing `types`
+
+
+class Bundle:
+    """A finder on `sys.meta_path` serving the abcd modules its file holds, while each is current."""
+
+    def __init__(self, path: str, entries: dict[str, tuple[bool, str, int, int, bytes]]) -> None:
+        self.path = path
+        self.entries = entries
+        self.served: set[str] = set()
+        self.stale = False  # a module it holds was not served (its source changed)
+        self._spec_type: Any = type(sys.modules["abcd"].__spec__)  # importlib's, already loaded
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec | None:
+        entry = self.entries.get(name)
+        if entry is None:
+            return None
+        is_package, origin, size, mtime_ns, _ = entry
+        try:
+            st = os.stat(origin)
+        except (OSError, ValueError):  # gone, or not a path at all
+            st = None
+        if st is None or st.st_size != size or st.st_mtime_ns != mtime_ns:
+            self.stale = True
+            return None
+        spec: ModuleSpec = self._spec_type(name, self, origin=origin, is_package=is_package)
+        spec.has_location = True  # `__file__` is the source's, as the import system sets it
+        folder, file = os.path.split(origin)
+        # `__cached__` as `importlib.util.cache_from_source` names it, without its ~10 us of work.
+        spec.cached = os.path.join(folder, "__pycache__", file[:-3] + _PYC)
+        if is_package:
+            spec.submodule_search_locations = [folder]
+        return spec
+
+    def create_module(self, spec: ModuleSpec) -> None:
+        return None  # the default module
+
+    def exec_module(self, module: ModuleType) -> None:
+        origin, blob = self.entries[module.__name__][1::3]
+        try:
+            code: Any = marshal.loads(blob)
+        except (ValueError, EOFError, TypeError):
+            code = None
+        if type(code) is _CODE:
+            self.served.add(module.__name__)
+        else:  # damaged in the file: compiled from its source, and the file written again
+            self.stale = True
+            with open(origin, "rb") as source:
+                code = compile(source.read(), origin, "exec", dont_inherit=True)
+        exec(code, module.__dict__)
+
+    def save(self) -> None:
+        """Write the file again when a loaded abcd module was not served (never raises)."""
+        if sys.dont_write_bytecode:
+            return
+        loaded = [
+            (name, module)
+            for name, module in list(sys.modules.items())
+            if name.startswith("abcd.")
+            and name not in _FIRST
+            and str(getattr(module, "__file__", "")).endswith(".py")
+        ]
+        if not self.stale and all(name in self.served for name, _ in loaded):
+            return
+        folder = os.path.dirname(self.path)
+        if not os.access(folder if os.path.isdir(folder) else os.path.dirname(folder), os.W_OK):
+            return  # an installation this account cannot write to: nothing is gathered either
+        try:
+            entries = {name: e for name, e in self.entries.items() if _current(e)}
+            for name, module in loaded:
+                if name not in self.served or name not in entries:
+                    entry = _entry(module)
+                    if entry is not None:
+                        entries[name] = entry
+            _write(self.path, entries)
+        except (OSError, ValueError, TypeError, SyntaxError):
+            pass  # a bundle not written costs the next command the import system's work
+
+
+def install(command: str) -> Bundle:
+    """Put the command's bundle first on `sys.meta_path` (an empty one when there is none)."""
+    path = bundle_path(command)
+    entries: dict[str, tuple[bool, str, int, int, bytes]] = {}
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        fd = -1
+    if fd >= 0:
+        try:
+            st = os.fstat(fd)
+            trusted = st.st_uid in (os.geteuid(), 0) and not st.st_mode & 0o022
+            if trusted and st.st_size <= MAX_BYTES:
+                entries = _entries(os.read(fd, MAX_BYTES + 1))
+        except OSError:
+            entries = {}
+        finally:
+            os.close(fd)
+    bundle = Bundle(path, entries)
+    sys.meta_path.insert(0, bundle)
+    return bundle
+
+
+def _entries(data: bytes) -> dict[str, tuple[bool, str, int, int, bytes]]:
+    """The table a bundle's bytes hold, or nothing when they are not one this abcd wrote."""
+    try:
+        stored = marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return {}
+    if (
+        type(stored) is not tuple
+        or len(stored) != 3
+        or stored[:2] != (FORMAT, _TAG)
+        or type(stored[2]) is not dict
+    ):
+        return {}
+    return {
+        name: entry
+        for name, entry in stored[2].items()
+        if type(name) is str
+        and type(entry) is tuple
+        and len(entry) == 5
+        and [type(v) for v in entry] == [bool, str, int, int, bytes]
+    }
+
+
+def _current(entry: tuple[bool, str, int, int, bytes]) -> bool:
+    try:
+        st = os.stat(entry[1])
+    except (OSError, ValueError):
+        return False
+    return st.st_size == entry[2] and st.st_mtime_ns == entry[3]
+
+
+def _entry(module: ModuleType) -> tuple[bool, str, int, int, bytes] | None:
+    """A loaded module's entry: its code from its `.pyc` when that matches its source, else
+    compiled from the source read now (`None` for a module without a source file)."""
+    origin = getattr(module, "__file__", None)
+    if not isinstance(origin, str) or not origin.endswith(".py"):
+        return None
+    with open(origin, "rb") as source:
+        st = os.fstat(source.fileno())
+        text = source.read()
+    code = _from_pyc(getattr(module, "__cached__", None), st)
+    if code is None:
+        code = marshal.dumps(compile(text, origin, "exec", dont_inherit=True))
+    is_package = hasattr(module, "__path__")
+    return is_package, origin, st.st_size, st.st_mtime_ns, code
+
+
+def _from_pyc(cached: object, st: os.stat_result) -> bytes | None:
+    """The marshalled code of a `.pyc` checked against its source's stat as the import system
+    checks it (its magic, a timestamp-based header, the source's seconds and size), else `None`."""
+    if not isinstance(cached, str):
+        return None
+    try:
+        with open(cached, "rb") as pyc:
+            data = pyc.read()
+    except OSError:
+        return None
+    magic = sys.modules["_frozen_importlib_external"].MAGIC_NUMBER
+    header = (
+        magic
+        + bytes(4)
+        + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+        + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    )
+    return data[16:] if data[:16] == header else None
+
+
+def _write(path: str, entries: dict[str, tuple[bool, str, int, int, bytes]]) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(marshal.dumps((FORMAT, _TAG, entries)))
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,188 @@
+"""The lean commands' modules served from their bundle (`abcd.bundle`), in fresh interpreters.
+
+A copy of the package is imported in each run (so the bundle is written
+beside the copy, never beside this tree), on every supported Python
+installed here: the first run writes the bundle, the next is served from
+it, a module whose source changed is imported as before and the bundle
+written again, and nothing is written when Python writes no bytecode.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fresh import PYTHONS, SRC, interpreter
+
+# Modules that import nothing outside the standard library (the other Pythons lack PyStemmer).
+PLAIN = ("abcd.recall.budget", "abcd.digest", "abcd.errors")
+REPORT = (
+    "import sys, json\n"
+    "from abcd import bundle\n"
+    "b = bundle.install('prompt-router')\n"
+    "import {modules}\n"
+    "from abcd.recall.budget import HOST_CONTEXT_CHARS\n"
+    "served = sorted(b.served)\n"
+    "assert all(sys.modules[n].__spec__.loader is b for n in served)\n"
+    "files = {{n: sys.modules[n].__file__ for n in served}}\n"
+    "import importlib.util\n"
+    "cached = all(sys.modules[n].__cached__ == importlib.util.cache_from_source(files[n])\n"
+    "    for n in served)\n"
+    "b.save()\n"
+    "print(json.dumps({{'served': served, 'files': files, 'cached': cached,\n"
+    "    'limit': HOST_CONTEXT_CHARS}}))\n"
+)
+
+
+# What the runs below import and report.
+CODE = REPORT.format(modules=", ".join(PLAIN))
+
+
+def package_copy(tmp_path: Path) -> Path:
+    """A copy of this tree's `abcd`, without its bytecode, to import in place of it."""
+    shutil.copytree(SRC / "abcd", tmp_path / "abcd", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def run(python: str, where: Path, code: str, *flags: str) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run(
+        [python, "-I", *flags, "-c", f"import sys; sys.path.insert(0, {str(where)!r})\n{code}"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def bundles(where: Path) -> list[Path]:
+    return sorted((where / "abcd" / "__pycache__").glob("lean-*.bundle"))
+
+
+@pytest.mark.parametrize("version", PYTHONS)
+def test_the_first_run_writes_the_bundle_and_the_next_is_served_from_it(
+    version: str, tmp_path: Path
+) -> None:
+    python, where = interpreter(version), package_copy(tmp_path)
+    first = run(python, where, CODE)
+    assert first["served"] == []
+    assert len(bundles(where)) == 1
+    second = run(python, where, CODE)
+    assert set(PLAIN) <= set(second["served"])
+    # Each served module is the copy's, its `__file__` its source as the import system sets it,
+    assert second["files"]["abcd.digest"] == str(where / "abcd" / "digest.py")
+    assert second["cached"]  # and `__cached__` where the import system would have its `.pyc`
+    assert second["limit"] == first["limit"]
+
+
+@pytest.mark.parametrize("version", PYTHONS)
+def test_a_module_whose_source_changed_is_imported_anew_and_the_bundle_written_again(
+    version: str, tmp_path: Path
+) -> None:
+    python, where = interpreter(version), package_copy(tmp_path)
+    run(python, where, CODE)
+    run(python, where, CODE)
+    budget = where / "abcd" / "recall" / "budget.py"
+    budget.write_text(budget.read_text() + "\nHOST_CONTEXT_CHARS = 1234\n")
+    changed = run(python, where, CODE)
+    assert "abcd.recall.budget" not in changed["served"]
+    assert "abcd.digest" in changed["served"]
+    assert changed["limit"] == 1234
+    again = run(python, where, CODE)
+    assert "abcd.recall.budget" in again["served"]
+    assert again["limit"] == 1234
+
+
+def test_a_bundle_is_not_served_under_another_optimisation_level(tmp_path: Path) -> None:
+    where = package_copy(tmp_path)
+    run(sys.executable, where, CODE)
+    assert run(sys.executable, where, CODE, "-O")["served"] == []  # asserts kept in its code
+    assert set(PLAIN) <= set(run(sys.executable, where, CODE, "-O")["served"])
+    assert len(bundles(where)) == 2
+
+
+def test_nothing_is_written_when_python_writes_no_bytecode(tmp_path: Path) -> None:
+    where = package_copy(tmp_path)
+    result = run(sys.executable, where, CODE, "-B")
+    assert result["served"] == []
+    assert bundles(where) == []
+
+
+@pytest.mark.parametrize(
+    "damage", [b"", b"\x00garbage", b"\xe3" + bytes(40)], ids=["empty", "garbage", "cut"]
+)
+def test_a_damaged_bundle_is_read_around_and_written_again(tmp_path: Path, damage: bytes) -> None:
+    where = package_copy(tmp_path)
+    run(sys.executable, where, CODE)
+    [path] = bundles(where)
+    path.write_bytes(damage)
+    assert run(sys.executable, where, CODE)["served"] == []
+    assert set(PLAIN) <= set(run(sys.executable, where, CODE)["served"])
+
+
+def test_a_module_whose_code_is_damaged_in_the_bundle_is_compiled_from_its_source(
+    tmp_path: Path,
+) -> None:
+    where = package_copy(tmp_path)
+    run(sys.executable, where, CODE)
+    [path] = bundles(where)
+    form, tag, entries = marshal.loads(path.read_bytes())
+    entries["abcd.recall.budget"] = (*entries["abcd.recall.budget"][:4], b"\xe3damaged")
+    path.write_bytes(marshal.dumps((form, tag, entries)))
+    damaged = run(sys.executable, where, CODE)
+    assert "abcd.recall.budget" not in damaged["served"]
+    assert damaged["limit"] == run(sys.executable, where, CODE)["limit"]
+    assert set(PLAIN) <= set(run(sys.executable, where, CODE)["served"])
+
+
+def test_a_bundle_others_may_write_is_not_read(tmp_path: Path) -> None:
+    where = package_copy(tmp_path)
+    run(sys.executable, where, CODE)
+    [path] = bundles(where)
+    path.chmod(0o666)
+    assert run(sys.executable, where, CODE)["served"] == []
+
+
+def test_the_prompt_hook_says_the_same_served_from_the_bundle(tmp_path: Path) -> None:
+    where = package_copy(tmp_path / "package")
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir(mode=0o700)
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["ABCD_HOME"] = str(home)
+    hook = (
+        f"import sys; sys.path.insert(0, {str(where)!r}); "
+        "sys.argv = ['abcd', 'hook', 'prompt-router', '--json']; "
+        "from abcd.entry import main; main()"
+    )
+
+    def prompt(session: str) -> tuple[str, str]:
+        payload = {"session_id": session, "cwd": str(project), "prompt": "how do I deploy"}
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", hook],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=project,
+            check=True,
+        )
+        return done.stdout, done.stderr
+
+    first = prompt("s1")
+    [path] = bundles(where)
+    written = path.stat().st_mtime_ns
+    assert prompt("s2") == first
+    assert path.stat().st_mtime_ns == written  # served whole: nothing to write again
+    assert json.loads(first[0])["recalled"] == []
