@@ -38,11 +38,13 @@ The figures, per half and per kind:
 
 `--seed` measures the seed's design on the same set (the second tier off:
 its score threshold set past any score). `--calibrate` sweeps the second
-tier's three thresholds over a grid on the tuning half only, over both
+tier's four settings over a grid on the tuning half only, over both
 writings of the notes (or the one `--notes` names), and prints each
-triple's figures; `SECOND_MIN_SCORE`, `SECOND_MIN_SHARE` and
-`SECOND_MIN_WORDS` in `abcd.recall.constants` are the triple with the best
-hit@1 (then hit@5) that is never less silent than the seed's design there.
+setting's figures; `SECOND_MIN_SCORE`, `SECOND_MIN_SHARE`,
+`SECOND_MIN_WORDS` and `SECOND_UNHELD_WEIGHT` in `abcd.recall.constants`
+are the setting with the best
+hit@1 (then hit@5) that is never less silent than the seed's design there,
+the strictest of those that tie (the sweep runs from lenient to strict).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ABCD = str(Path(sys.executable).parent / "abcd")
-Setting = tuple[float, float, int]
+Setting = tuple[float, float, int, float]
 KINDS = ("word", "inflect", "phrase", "para", "nothing")
 
 
@@ -115,7 +117,7 @@ def run(
     settings: list[Setting] | None = None,
     notes: Path | None = None,
 ) -> list[list[Row]]:
-    """Every prompt of `half` through the hook's code, once for each `(score, share, words)` of the
+    """Every prompt of `half` through the hook's code, once for each `(score, share, words, unheld)` of the
     second tier's thresholds (`None`: as shipped): what it ranked, and what it sent. The notes and
     pages are those of `notes` (a folder like the set's), else the set's own."""
     prompts = [json.loads(line) for line in (recallset / "prompts.jsonl").read_text().splitlines()]
@@ -129,15 +131,12 @@ def run(
         key_of = {note_id: key for key, note_id in ids.items()}
         os.environ["ABCD_HOME"] = str(home)
         from abcd.host.hook import Payload, route
-        from abcd.recall import second
-        from abcd.recall.constants import SECOND_MIN_SCORE, SECOND_MIN_SHARE, SECOND_MIN_WORDS
+        from abcd.recall import constants, second
 
-        shipped = (SECOND_MIN_SCORE, SECOND_MIN_SHARE, SECOND_MIN_WORDS)
-        for score, share, held in settings or [shipped]:
+        shipped = tuple(getattr(constants, name) for name in THRESHOLDS)
+        for setting in settings or [shipped]:
             # The judge reads its own module's figures.
-            vars(second).update(
-                SECOND_MIN_SCORE=score, SECOND_MIN_SHARE=share, SECOND_MIN_WORDS=held
-            )
+            vars(second).update(dict(zip(THRESHOLDS, setting, strict=True)))
             rows = []
             for p in prompts:
                 if half != "all" and p["half"] != half:
@@ -180,17 +179,24 @@ def line(name: str, f: dict[str, float]) -> str:
 SCORES = (1.0, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0)
 SHARES = (0.0, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
 WORDS = (1, 2)
-THRESHOLDS = ("SECOND_MIN_SCORE", "SECOND_MIN_SHARE", "SECOND_MIN_WORDS")
-SEED: Setting = (math.inf, 0.0, 1)
+UNHELD = (0.0, 0.25, 0.5, 1.0)
+THRESHOLDS = ("SECOND_MIN_SCORE", "SECOND_MIN_SHARE", "SECOND_MIN_WORDS", "SECOND_UNHELD_WEIGHT")
+SEED: Setting = (math.inf, 0.0, 1, 0.0)
 
 
 def calibrate(recallset: Path, notes: Path | None) -> int:
-    """Each threshold triple's figures on the tuning half, and the triple the rule picks.
+    """Each setting's figures on the tuning half, and the setting the rule picks.
 
     Without `notes`, over both writings of the set's notes at once (the set's own and
     `taught/`), since a home holds notes written both ways: the counts are summed.
     """
-    grid = [(score, share, held) for held in WORDS for score in SCORES for share in SHARES]
+    grid = [
+        (score, share, held, unheld)
+        for unheld in UNHELD
+        for held in WORDS
+        for score in SCORES
+        for share in SHARES
+    ]
     writings = [notes] if notes is not None else [None, recallset / "taught"]
     runs = [run(recallset, "tune", [SEED, *grid], writing) for writing in writings]
     seed = summed([r[0] for r in runs])
@@ -199,7 +205,8 @@ def calibrate(recallset: Path, notes: Path | None) -> int:
     for i, setting in enumerate(grid, start=1):
         f = summed([r[i] for r in runs])
         print(line("/".join(f"{x:g}" for x in setting), f))
-        if f["silent"] >= seed["silent"] and (best is None or (f["hit@1"], f["hit@5"]) > best[1]):
+        # Ties go to the later setting: the sweep runs from the most lenient to the strictest.
+        if f["silent"] >= seed["silent"] and (best is None or (f["hit@1"], f["hit@5"]) >= best[1]):
             best = (setting, (f["hit@1"], f["hit@5"]))
     assert best is not None  # a threshold past every score is the seed itself
     print("picked: " + ", ".join(f"{n} = {v:g}" for n, v in zip(THRESHOLDS, best[0], strict=True)))

@@ -137,3 +137,27 @@ def test_an_item_holding_fewer_content_words_than_the_floor_is_judged_below_it(
     assert not alone.admitted
     assert "1 content word(s) held (at least 2)" in alone.why()
     assert second.Judged(9.0, 1.0, ("plan", "terraform")).admitted
+
+
+def test_words_no_item_holds_weigh_in_what_the_prompt_says_by_the_unheld_weight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from abcd.recall import second
+    from abcd.recall.bm25f import idf
+    from abcd.recall.terms import Prompt
+
+    prompt = Prompt("yes, go ahead with that terraform plan")
+    assert second.content(prompt) == ["ahead", "go", "plan", "terraform", "yes"]
+    held = {"plan": 1, "terraform": 2}
+
+    def judged(weight: float) -> second.Judged:
+        monkeypatch.setattr(second, "SECOND_UNHELD_WEIGHT", weight)
+        tier = second.Second(prompt, lambda words: {w: held.get(w, 0) for w in words}, 100, 10.0)
+        return tier.judge(10, lambda w: 3 if w in held else 0)
+
+    told = idf(100, 1) + idf(100, 2)
+    alone, weighed = judged(0.0), judged(1.0)
+    assert alone.score == weighed.score > 0
+    assert alone.share == pytest.approx(alone.score / told)  # only what the memory holds counts
+    assert weighed.share == pytest.approx(weighed.score / (told + 3 * idf(100, 0)))
+    assert weighed.share < alone.share / 2  # three words the memory does not hold

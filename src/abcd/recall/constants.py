@@ -110,12 +110,15 @@ SESSION_STALE_SECONDS: Final = 7 * 24 * 60 * 60
 # the tuning half of `tools/recallset/` (the held-out half checks them): the pair with the best
 # hit@1 that is never noisier than the first tier alone on the prompts that match nothing
 # (docs/recall.md, "The second tier").
-SECOND_MIN_SCORE: Final = 3.5
-SECOND_MIN_SHARE: Final = 0.3
+SECOND_MIN_SCORE: Final = 3.0
+SECOND_MIN_SHARE: Final = 0.1
 # How many of the prompt's content words an item must hold to be admitted: one word alone ("plan",
 # "edit", "good") is how a prompt about something else reaches a note (calibrated with the two
 # above, on both writings of the set's notes; docs/recall.md, "Taught").
-SECOND_MIN_WORDS: Final = 1
+SECOND_MIN_WORDS: Final = 2
+# How much a content word no item in reach holds counts in the share's whole, as a fraction of the
+# idf of such a word (0: not at all, as in the first round; calibrated with the three above).
+SECOND_UNHELD_WEIGHT: Final = 1.0
 # A prompt with more distinct content words than this is a paste (a log, a file), not what a
 # person types: the second tier judges nothing for it, which bounds its work on the hook's path.
 SECOND_MAX_WORDS: Final = 48

@@ -48,6 +48,7 @@ from abcd.recall.constants import (
     SECOND_MIN_SCORE,
     SECOND_MIN_SHARE,
     SECOND_MIN_WORDS,
+    SECOND_UNHELD_WEIGHT,
     B,
 )
 from abcd.recall.index import DENSE_MIN, DENSE_SHARE, EVERYWHERE
@@ -142,9 +143,13 @@ class Second:
         self.telling = frozenset(
             w for w in self.words if held[w] < DENSE_MIN or held[w] * DENSE_SHARE < n
         )
+        # What the prompt says: every content word's idf, a word no item holds at the idf of a word
+        # no item holds, weighed by `SECOND_UNHELD_WEIGHT` (a prompt mostly of words the memory
+        # does not hold is about something else).
+        unheld = SECOND_UNHELD_WEIGHT * idf(n, 0)
         self.mass = 0.0
-        for w in self.words:  # in sorted order, as every sum here
-            self.mass += self.idf_of[w]
+        for w in words:  # in sorted order, as every sum here
+            self.mass += self.idf_of.get(w, unheld)
         self.avg_len = avg_len
 
     def judge(self, length: int, weight: Callable[[str], int]) -> Judged:
