@@ -13,7 +13,7 @@ RECALL_MIN_WORDS = 1
 RECALL_MAX_WORDS = 12
 # Fewer recall words than this and `memory add` says so (exit 0, the note stands): a note comes
 # back when a prompt holds one of its words, and the set in tools/recallset misses most often on
-# notes given two or three, where the person typed the symptom (docs/recall.md, "Taught").
+# notes given two or three, where the person typed the symptom (docs/recall.md, "The third round").
 RECALL_FEW_WORDS = 4
 RECALL_WORD_MAX_CHARS = 64
 # The host's session ids are UUIDs; the shape allows other hosts' ids but never a link.

@@ -106,15 +106,16 @@ SESSION_STALE_SECONDS: Final = 7 * 24 * 60 * 60
 
 # An item no recall word hit is a candidate when BM25F over the prompt's content words (its
 # stems less `abcd.recall.second.STOP_WORDS`) gives it at least this score, and that score is at
-# least this share of the idf the content words some item holds carry. Both were calibrated on
-# the tuning half of `tools/recallset/` (the held-out half checks them): the pair with the best
-# hit@1 that is never noisier than the first tier alone on the prompts that match nothing
-# (docs/recall.md, "The second tier").
+# least this share of the idf the prompt's content words carry. These four were calibrated on the
+# tuning half of `tools/recallset/`, both writings of its notes (the held-out half checks them):
+# the setting with the best hit@1, then hit@5, that is never noisier than the first tier alone on
+# the prompts that match nothing, the strictest of those that tie (docs/recall.md, "The second
+# tier" and "The third round").
 SECOND_MIN_SCORE: Final = 3.0
 SECOND_MIN_SHARE: Final = 0.1
 # How many of the prompt's content words an item must hold to be admitted: one word alone ("plan",
 # "edit", "good") is how a prompt about something else reaches a note (calibrated with the two
-# above, on both writings of the set's notes; docs/recall.md, "Taught").
+# above, on both writings of the set's notes; docs/recall.md, "The third round").
 SECOND_MIN_WORDS: Final = 2
 # How much a content word no item in reach holds counts in the share's whole, as a fraction of the
 # idf of such a word (0: not at all, as in the first round; calibrated with the three above).

@@ -14,9 +14,10 @@ recall words, title and body strongly enough:
   fields, weights, `k1`, `b`, idf and mean length (the reach's), the parts
   added in the sorted order of their stems, as `bm25f.Corpus` adds them.
 - **Share**: that score over the sum of the idf of the content words some
-  item in reach holds: how much of what the prompt says the item covers.
-  A word no item holds cannot pick an item, so it is not counted against
-  one.
+  item in reach holds, and of those no item holds each at the idf of such a
+  word times `SECOND_UNHELD_WEIGHT`: how much of what the prompt says the
+  item covers. A word no item holds cannot pick an item, but a prompt
+  mostly of words the memory does not hold is about something else.
 - **Words held**: how many of the prompt's content words the item holds.
 - An item is admitted when its score is at least `SECOND_MIN_SCORE`, its
   share at least `SECOND_MIN_SHARE` and it holds at least `SECOND_MIN_WORDS`
