@@ -161,3 +161,15 @@ def test_words_no_item_holds_weigh_in_what_the_prompt_says_by_the_unheld_weight(
     assert alone.share == pytest.approx(alone.score / told)  # only what the memory holds counts
     assert weighed.share == pytest.approx(weighed.score / (told + 3 * idf(100, 0)))
     assert weighed.share < alone.share / 2  # three words the memory does not hold
+
+
+def test_the_diagnostic_names_the_prompts_words_no_item_holds_when_they_weigh_on_the_share(
+    abcd: Run, memory: dict[str, str]
+) -> None:
+    result = abcd("rules", "--prompt", "yes, go ahead with that plan", "--all", "--json")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    judged = [w["second"] for w in report["withheld"] if w.get("second")]
+    assert judged and all(set(j["unheld"]) >= {"ahead", "yes"} for j in judged)
+    text = abcd("rules", "--prompt", "yes, go ahead with that plan", "--all").out
+    assert "the share counts the prompt's words no item holds: ahead" in text

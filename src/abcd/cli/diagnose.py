@@ -392,6 +392,7 @@ def _second_json(judged: Judged) -> dict[str, Any]:
         "score": judged.score,
         "share": judged.share,
         "words": list(judged.words),
+        "unheld": list(judged.unheld),
     }
 
 

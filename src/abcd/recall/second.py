@@ -94,12 +94,15 @@ def content(prompt: Prompt) -> list[str]:
 
 
 class Judged:
-    """One item's second-tier judgement: its score, its share, and the content words it holds."""
+    """One item's second-tier judgement: its score, its share, the content words it holds, and the
+    prompt's content words no item in reach holds (counted in the share's whole)."""
 
-    __slots__ = ("admitted", "score", "share", "words")
+    __slots__ = ("admitted", "score", "share", "unheld", "words")
 
-    def __init__(self, score: float, share: float, words: tuple[str, ...]) -> None:
-        self.score, self.share, self.words = score, share, words
+    def __init__(
+        self, score: float, share: float, words: tuple[str, ...], unheld: tuple[str, ...] = ()
+    ) -> None:
+        self.score, self.share, self.words, self.unheld = score, share, words, unheld
         self.admitted = (
             score >= SECOND_MIN_SCORE
             and share >= SECOND_MIN_SHARE
@@ -115,6 +118,11 @@ class Judged:
             f"score {self.score:.4f} (at least {SECOND_MIN_SCORE}), "
             f"share {self.share:.2f} (at least {SECOND_MIN_SHARE}), "
             f"{len(self.words)} content word(s) held (at least {SECOND_MIN_WORDS})"
+            + (
+                f"; the share counts the prompt's words no item holds: {', '.join(self.unheld)}"
+                if self.unheld and SECOND_UNHELD_WEIGHT
+                else ""
+            )
         )
 
 
@@ -140,6 +148,7 @@ class Second:
             words = []
         held = holding(words) if words else {}
         self.words = [w for w in words if held.get(w, 0) > 0]
+        self.unheld = tuple(w for w in words if held.get(w, 0) == 0)
         self.idf_of = {w: idf(n, held[w]) for w in self.words}
         self.telling = frozenset(
             w for w in self.words if held[w] < DENSE_MIN or held[w] * DENSE_SHARE < n
@@ -164,7 +173,7 @@ class Second:
                 total += self.idf_of[w] * tf / (tf + norm)
                 words.append(w)
         share = total / self.mass if self.mass > 0 else 0.0
-        return Judged(total, share, tuple(words))
+        return Judged(total, share, tuple(words), self.unheld)
 
     def judge_weights(self, length: int, weights: dict[str, int]) -> Judged | None:
         """`judge` for an item whose weighted counts are a dictionary (a `Doc`, a forward);
