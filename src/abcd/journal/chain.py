@@ -150,17 +150,17 @@ _CACHES = {"memory.json": "view", "memory.head": "head line", "memory.idx": "ind
 
 
 def check_checkpoint(
-    links: list[Link], checkpoint: tuple[int, int, int, str], witness: str = "memory.json"
+    links: list[Link], checkpoint: tuple[int, int, int, str], witness_file: str = "memory.json"
 ) -> Break | None:
     """A checkpoint (segment, offset, seq, head) must name a line the journal holds, same hash.
 
     Every cache of the journal (the view, the recall index) records one, and
     the head line (`memory.head`) one past them; a checkpoint the journal no
     longer holds means its last line was edited or the journal was cut back
-    under it. `witness` is the file the checkpoint was read from, which the
+    under it. `witness_file` is the file the checkpoint was read from, which the
     break names.
     """
-    cache = _CACHES.get(witness, witness)
+    cache = _CACHES.get(witness_file, witness_file)
     segment, offset, seq, head = checkpoint
     if not seq:
         return None
@@ -174,15 +174,15 @@ def check_checkpoint(
                 return Break(
                     seq,
                     f"the {cache}'s checkpoint names the wrong place; rebuild the view",
-                    witness,
+                    witness_file,
                 )
             return None
     return Break(
         last_seq + 1,
         f"truncated: {cache} ahead of journal (the {cache} "
-        f"{'names' if witness == 'memory.head' else 'was folded to'} seq {seq}; "
+        f"{'names' if witness_file == 'memory.head' else 'was folded to'} seq {seq}; "
         f"the journal ends at seq {last_seq})",
-        witness,
+        witness_file,
     )
 
 
@@ -192,10 +192,10 @@ def first_break(
     *,
     torn_inside: int | None = None,
     classify: bool = True,
-    witness: str = "memory.json",
+    witness_file: str = "memory.json",
 ) -> Break | None:
     """The one break every command names: in the chain, then a torn segment, then the view's
-    checkpoint (`None` when there is no view to hold the journal to), read from `witness`."""
+    checkpoint (`None` when there is no view to hold the journal to), read from `witness_file`."""
     last_head = None
     if checkpoint is not None and links and checkpoint[2] == links[-1].seq:
         last_head = checkpoint[3]
@@ -207,5 +207,5 @@ def first_break(
         what = "truncated: a segment before the last ends inside a line"
         return Break(max(held, default=0) + 1, what, _where(torn_inside))
     if checkpoint is not None:
-        return check_checkpoint(links, checkpoint, witness)
+        return check_checkpoint(links, checkpoint, witness_file)
     return None

@@ -65,11 +65,11 @@ class Recovered:
 
 def _find(home: Home, links: list[Link], scan: Scan) -> Break | None:
     cp, witness = stored_witness(home) or (None, VIEW_FILE)
-    found = first_break(links, cp, torn_inside=scan.torn_inside, witness=witness)
+    found = first_break(links, cp, torn_inside=scan.torn_inside, witness_file=witness)
     if found is None:
         index_cp = index_checkpoint(home)
         if index_cp is not None:
-            found = first_break(links, index_cp, witness="memory.idx")
+            found = first_break(links, index_cp, witness_file="memory.idx")
     return found
 
 

@@ -150,15 +150,23 @@ def stored_witness(home: Home) -> tuple[tuple[int, int, int, str], str] | None:
     """The last line a writer witnessed and the file that says so: the head line's checkpoint when
     it is at or past the view's (the lines past the view's checkpoint are witnessed there), else
     the view's checkpoint as a tuple, when the view decodes (whatever its digest says)."""
-    head = read_head(home)
     try:
         data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
         cp = decode_view(data).journal if data is not None else None
     except (TrustError, ValueError):
         cp = None
-    if head is not None and (cp is None or head.checkpoint[2] >= cp.seq):
+    view_cp = None if cp is None else (cp.segment, cp.offset, cp.seq, cp.head)
+    return last_witnessed(read_head(home), view_cp)
+
+
+def last_witnessed(
+    head: Head | None, view_cp: tuple[int, int, int, str] | None
+) -> tuple[tuple[int, int, int, str], str] | None:
+    """Of the head line and the view's checkpoint, the one furthest along and the file it is in:
+    the head line when it is at or past the view (the lines past the view are witnessed there)."""
+    if head is not None and (view_cp is None or head.checkpoint[2] >= view_cp[2]):
         return head.checkpoint, HEAD_FILE
-    return None if cp is None else ((cp.segment, cp.offset, cp.seq, cp.head), VIEW_FILE)
+    return None if view_cp is None else (view_cp, VIEW_FILE)
 
 
 def locate_break(home: Home, segs: Segments) -> JournalBroken:
@@ -166,11 +174,11 @@ def locate_break(home: Home, segs: Segments) -> JournalBroken:
     scan = Scan()
     links = read_links(segs, scan)
     cp, witness = stored_witness(home) or (None, VIEW_FILE)
-    found = first_break(links, cp, torn_inside=scan.torn_inside, witness=witness)
+    found = first_break(links, cp, torn_inside=scan.torn_inside, witness_file=witness)
     if found is None:
         index_cp = index_checkpoint(home)
         if index_cp is not None:
-            found = first_break(links, index_cp, witness="memory.idx")
+            found = first_break(links, index_cp, witness_file="memory.idx")
             if found is not None:
                 found = Break(
                     found.seq, f"the recall index's checkpoint: {found.what}", "memory.idx"
@@ -309,7 +317,7 @@ def hold_to_segments(
         return
     scan = Scan()
     found = first_break(
-        read_links(segs, scan), witness, torn_inside=scan.torn_inside, witness=witness_file
+        read_links(segs, scan), witness, torn_inside=scan.torn_inside, witness_file=witness_file
     )
     if found is not None:
         raise broken(found)

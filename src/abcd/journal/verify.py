@@ -26,7 +26,7 @@ from abcd.journal.envelope import decode_typed
 from abcd.journal.fold import Projection
 from abcd.journal.head import read_head
 from abcd.journal.segments import Scan, Segments
-from abcd.journal.store import VIEW_FILE, read_links
+from abcd.journal.store import VIEW_FILE, last_witnessed, read_links
 from abcd.journal.view import EMPTY_VIEW, Checkpoint, View, decode_view, digest_matches
 from abcd.trust import Home
 
@@ -129,17 +129,13 @@ def verify(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Repo
         report.notes.append(f"the view does not decode ({err}); `abcd journal rebuild` replaces it")
     checkpoint = view.journal if view is not None else None
 
-    cp = (
+    view_cp = (
         (checkpoint.segment, checkpoint.offset, checkpoint.seq, checkpoint.head)
         if checkpoint is not None
         else None
     )
-    head = read_head(home)
-    witness = "memory.json"
-    if head is not None and (cp is None or head.checkpoint[2] >= cp[2]):
-        cp = head.checkpoint  # the last line a writer witnessed, past the view's checkpoint
-        witness = "memory.head"
-    found = first_break(links, cp, torn_inside=scan.torn_inside, witness=witness)
+    cp, witness = last_witnessed(read_head(home), view_cp) or (None, VIEW_FILE)
+    found = first_break(links, cp, torn_inside=scan.torn_inside, witness_file=witness)
     if found is not None:
         report.breaks.append(found)
     if not report.breaks:

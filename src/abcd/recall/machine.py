@@ -149,7 +149,7 @@ def hold_to_witnesses(
         return head
     from abcd.journal.chain import first_break  # a segment changed: the chain is walked whole
 
-    found = first_break(_links(segs), checkpoint, classify=False, witness=witness)
+    found = first_break(_links(segs), checkpoint, classify=False, witness_file=witness)
     if found is not None:
         raise JournalBroken(found.seq, found.what, found.where, hint=hint_for(found.what))
     return head
@@ -201,7 +201,7 @@ def locate_break(
     """The break as `journal verify` names it, for the hook (an error path: it reads the journal)."""
     from abcd.journal.chain import Break, first_break
 
-    found = first_break(_links(segs), checkpoint, classify=False, witness=witness) or Break(
+    found = first_break(_links(segs), checkpoint, classify=False, witness_file=witness) or Break(
         0, "the journal changed while it was read", "journal"
     )
     return JournalBroken(found.seq, found.what, found.where, hint=hint_for(found.what))
