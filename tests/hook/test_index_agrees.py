@@ -39,6 +39,28 @@ def _deploy_note(note_id: str, title: str = "t", body: str = "b") -> NoteAdded:
     )
 
 
+def _project_deploy_notes(repo: Path, count: int, *, first: int) -> None:
+    """`count` project notes recalled by "deploy", the n-th body "release then deploy" said
+    `first + n` times."""
+    (repo / ".abcd").mkdir()
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "notes": [
+                    {
+                        "id": f"mem-10000000000000{n:02d}",
+                        "title": f"deploy step {n}",
+                        "body": "release then deploy " * (first + n),
+                        "recall": ["deploy"],
+                    }
+                    for n in range(count)
+                ],
+            }
+        )
+    )
+
+
 def _scores(outcome: Outcome) -> list[tuple[str, float]]:
     """Each candidate's key and score, in rank order: exact, and the same bits the breakdown adds."""
     for c in outcome.candidates:
@@ -193,23 +215,7 @@ def test_the_stem_cache_changes_no_score_and_is_rewritten_only_when_something_is
         ],
         projections=(project_index,),
     )
-    (repo / ".abcd").mkdir()
-    (repo / ".abcd" / "memory.json").write_text(
-        json.dumps(
-            {
-                "schema_version": 1,
-                "notes": [
-                    {
-                        "id": f"mem-10000000000000{n:02d}",
-                        "title": f"deploy step {n}",
-                        "body": "release then deploy " * n,
-                        "recall": ["deploy"],
-                    }
-                    for n in range(5)
-                ],
-            }
-        )
-    )
+    _project_deploy_notes(repo, 5, first=0)
     home = Home.open()
     assert home is not None
     with home:
@@ -257,23 +263,7 @@ def test_a_reach_table_kept_with_a_bad_column_or_figure_is_built_again_and_no_sc
 
     from abcd.recall.stemcache import SHELVES, cache_rel, shelf_of
 
-    (repo / ".abcd").mkdir()
-    (repo / ".abcd" / "memory.json").write_text(
-        json.dumps(
-            {
-                "schema_version": 1,
-                "notes": [
-                    {
-                        "id": f"mem-10000000000000{n:02d}",
-                        "title": f"deploy step {n}",
-                        "body": "release then deploy " * (n + 1),
-                        "recall": ["deploy"],
-                    }
-                    for n in range(4)
-                ],
-            }
-        )
-    )
+    _project_deploy_notes(repo, 4, first=1)
     home = Home.open(create=True)
     assert home is not None
     with home:
