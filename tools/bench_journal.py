@@ -21,7 +21,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from benchlib import one_commit_repo, timed
+from benchlib import at_once, one_commit_repo, timed
 
 HERE = Path(__file__).resolve().parent
 PY = sys.executable
@@ -119,19 +119,9 @@ def bench_append(count: int = 2000, procs: int = 4) -> None:
     )
     env = dict(os.environ, ABCD_HOME=str(scratch / "many"))
     per = count // procs
-    start = time.perf_counter()
-    running = [
-        subprocess.Popen(
-            [PY, "-c", APPEND_WORKER, str(per), str(2000 + i), "1"],
-            env=env,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for i in range(procs)
-    ]
-    for proc in running:
-        proc.communicate()
-    total = time.perf_counter() - start
+    total = at_once(
+        [[PY, "-c", APPEND_WORKER, str(per), str(2000 + i), "1"] for i in range(procs)], env=env
+    )
     print(
         f"append: {procs} processes x {per} single-event appends at once: "
         f"{procs * per / total:,.0f} events/s in total (target >= 1,000), wall {total:.2f} s "

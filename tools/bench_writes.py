@@ -44,6 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_hook import build, settle
+from benchlib import at_once
 
 PY = sys.executable
 ABCD = str(Path(PY).parent / "abcd")
@@ -170,16 +171,9 @@ def bench_appends(count: int, procs: int = 4) -> None:
     print(f"append: the disk's ceiling again, after them: {bare_rate(scratch, count):,.0f}/s")
     env = dict(os.environ, ABCD_HOME=str(scratch / "many"))
     per = count // procs
-    start = time.perf_counter()
-    running = [
-        subprocess.Popen(
-            [PY, "-c", APPEND_WORKER, str(per), str(2000 + i)], env=env, stdout=subprocess.PIPE
-        )
-        for i in range(procs)
-    ]
-    for proc in running:
-        proc.communicate()
-    total = time.perf_counter() - start
+    total = at_once(
+        [[PY, "-c", APPEND_WORKER, str(per), str(2000 + i)] for i in range(procs)], env=env
+    )
     print(
         f"append: {procs} processes x {per:,} single-event appends at once: "
         f"{procs * per / total:,.0f} events/s in total (target >= 1,000), wall {total:.2f} s "

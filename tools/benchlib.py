@@ -20,6 +20,15 @@ def timed(
     return time.perf_counter() - start
 
 
+def at_once(cmds: list[list[str]], *, env: dict[str, str] | None = None) -> float:
+    """Wall seconds from starting every one of `cmds` together to the last one's end."""
+    start = time.perf_counter()
+    running = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE) for cmd in cmds]
+    for proc in running:
+        proc.communicate()
+    return time.perf_counter() - start
+
+
 def one_commit_repo(top: Path) -> str:
     """Make `top` a git repository with one empty commit; its root commit's id."""
     env = dict(
