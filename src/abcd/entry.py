@@ -16,7 +16,7 @@ the import system's work on each of some 42 modules costs a prompt ~2.4 ms.
 Whatever the host hands them, they exit 0: a standard stream the host closed
 reads as empty or writes to nowhere (and its descriptor is never reused by a
 file the command opens), and text that cannot be encoded (a lone surrogate
-from a payload's `"\ud800"`) is written replaced, never raised.
+from a payload's `"\\ud800"`) is written replaced, never raised.
 """
 
 from __future__ import annotations
