@@ -164,6 +164,7 @@ SHAPES = [
     Shape("the parsed cache", _cache("parsed-"), _nothing, NEVER, stride=3),
     Shape("the stem cache", _cache("stems-"), _nothing, NEVER, stride=3),
     Shape("the reach's table", _cache("reach-"), _nothing, NEVER, stride=3),
+    Shape("the prompts' kept words", _cache("words."), _nothing, NEVER, stride=3),
     Shape("session lines", lambda w: w.session_file, _nothing, bad_lines, lambda w: w.session_file),
     Shape("fill lines", lambda w: w.fill_file, _nothing, bad_lines, lambda w: w.fill_file),
     Shape("the transcript", lambda w: str(w.transcript), _nothing, NEVER),
@@ -380,6 +381,22 @@ def _header(value: object) -> Callable[[bytes], bytes]:
     return make
 
 
+def _words_kept_as(shelf: object, offsets: object = None) -> Callable[[bytes], bytes]:
+    """A kept-words file whose pieces check, every shelf holding `shelf` (and the header
+    `offsets` in place of where the shelves lie, when given)."""
+    from abcd.recall import wordstems
+
+    def make(_: bytes) -> bytes:
+        pieces = [wordstems._piece(shelf)] * wordstems.SHELVES
+        at = [0]
+        for piece in pieces:
+            at.append(at[-1] + len(piece))
+        header = wordstems._piece((*wordstems._header(), tuple(at) if offsets is None else offsets))
+        return len(header).to_bytes(4, "little") + header + b"".join(pieces)
+
+    return make
+
+
 # Bytes that decode (marshal checks no shape) to something other than what was kept.
 RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
     ("parsed-", lambda b: _reshaped(b, _files_kept_as(42))),
@@ -401,6 +418,12 @@ RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
         "reach-",
         lambda b: _reshaped(b, _table_kept_as(4, _shelves(marshal.dumps({"deploy": {0: "x"}})))),
     ),
+    ("words.", _words_kept_as({"deploy": 3})),
+    ("words.", _words_kept_as({7: "deploy"})),
+    ("words.", _words_kept_as([1, 2])),
+    ("words.", _words_kept_as({}, offsets=tuple(range(257, 0, -1)))),
+    ("words.", _words_kept_as({}, offsets=(0,) * 256 + (10**9,))),
+    ("words.", _words_kept_as({}, offsets=("x",) * 257)),
     ("memory.idx", _header([1, 2])),
     ("memory.idx", _header({"format": "x"})),
 ]

@@ -469,7 +469,7 @@ def _recall_in(
     when given, supplies the stems of items stemmed at an earlier prompt (the
     hook saves it afterwards; the engine itself writes nothing).
     """
-    rules = load_rules(home, checkout)
+    rules = load_rules(home, checkout, term=stems.term if stems is not None else term_of)
     prompt = Prompt(scan(prompt_text))
     outcome = _fresh(bracket, rules, limit)
     indexed = _open_index(home, outcome) if use_index else None

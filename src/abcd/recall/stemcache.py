@@ -18,8 +18,10 @@ that a stale entry is never used:
   count of each item holding it, the columns on 1,024 shelves marshalled each
   on its own), so a prompt decodes the shelves of its own stems and no item's
   forward: how many items hold a stem is its column's length;
-- **terms**, by recall word: the word's term under the term rule (the file
-  names the term rule's version, and another version's file is ignored);
+- **terms**, by recall word: the word's term under the term rule, for the
+  items' recall words and the rules' recall words and aliases alike (the
+  file names the term rule's version, and another version's file is
+  ignored);
 - **parsed files**, by the file's path under the repository (or the home's
   pages folder) and its stat (size, modification and change times to the
   nanosecond, inode, device): the items parsed from it. A file is kept only
@@ -40,7 +42,8 @@ the reach's table, needed only by a prompt with something to rank, in
 `stems-<digest>.marshal`. The prompt hook,
 their only writer, rewrites a file (atomically, keeping only the entries the
 reach still holds) only when something in it was new. One set per checkout (named
-by the digest of its top folder); the session-start sweep removes files
+by the digest of its top folder), and one for prompts outside any checkout
+(named by the digest of the empty name); the session-start sweep removes files
 untouched for 7 days. A cache that cannot be read is ignored,
 never trusted: it can only spare work, and holds nothing that is not in the
 files it was taken from.

@@ -30,6 +30,7 @@ from abcd import fastjson
 from abcd.constants import RULES_MAX_BYTES
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, StorageError
+from abcd.recall.terms import term_of
 from abcd.repo import PROJECT_RULES, find_repo
 from abcd.rules.schema import Layer, parse_layer
 from abcd.trust.guarded import Checkout, Home, locate_home, shown
@@ -39,9 +40,10 @@ from abcd.value import Value
 # plain strings for paths (no msgspec, typing or pathlib to import).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Final, Literal
 
+    from abcd.recall.terms import Term
     from abcd.rules.schema import LayerKind, State, Word
 
 MACHINE_RULES_REL: Final = "rules.json"
@@ -247,26 +249,26 @@ class _Read:
         self.problem = problem
 
 
-def _read_machine(home: Home | None, home_path: str) -> _Read:
+def _read_machine(home: Home | None, home_path: str, term: Callable[[str], Term | None]) -> _Read:
     name = shown(os.path.join(home_path, MACHINE_RULES_REL))
     if home is None:
         return _Read(None, LayerStatus("machine", name, "absent"))
     try:
         data = home.read(MACHINE_RULES_REL, RULES_MAX_BYTES)
-        layer = None if data is None else parse_layer(data, "machine", name)
+        layer = None if data is None else parse_layer(data, "machine", name, term)
     except AbcdError as err:
         return _Read(None, LayerStatus("machine", name, "refused"), err)
     return _Read(layer, LayerStatus("machine", name, "absent" if layer is None else "read"))
 
 
-def _read_repo(checkout: Checkout) -> _Read:
+def _read_repo(checkout: Checkout, term: Callable[[str], Term | None] = term_of) -> _Read:
     name = checkout.shown(PROJECT_RULES)
     try:
         try:
             data = checkout.read(PROJECT_RULES, RULES_MAX_BYTES)
         except OSError as err:
             raise StorageError(f"{name}: {err.strerror or err}") from err
-        layer = None if data is None else parse_layer(data, "repo", name)
+        layer = None if data is None else parse_layer(data, "repo", name, term)
     except AbcdError as err:
         return _Read(None, LayerStatus("repo", name, "refused"), err)
     return _Read(layer, LayerStatus("repo", name, "absent" if layer is None else "read"))
@@ -288,17 +290,19 @@ def load(
     home: Home | None,
     checkout: Checkout | None,
     home_path: str | os.PathLike[str] | None = None,
+    term: Callable[[str], Term | None] = term_of,
 ) -> RuleSet:
     """Both layers through an open home (`None`: absent) and a checkout (`None`: outside one).
 
-    `home_path` names the machine file when the home is absent (default: where it would be).
+    `home_path` names the machine file when the home is absent (default: where it would be);
+    `term` gives a word's term (`abcd.rules.schema.parse_layer`).
     """
     machine = home.path if home is not None else None
     if machine is None:
         machine = os.fspath(home_path) if home_path else locate_home()
-    reads = [_read_machine(home, machine)]
+    reads = [_read_machine(home, machine, term)]
     if checkout is not None:
-        reads.append(_read_repo(checkout))
+        reads.append(_read_repo(checkout, term))
     return _assemble(reads)
 
 

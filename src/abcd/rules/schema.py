@@ -30,6 +30,7 @@ from abcd.value import Value
 # msgspec, no typing), with the messages msgspec's validation gave.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Final, Literal, TypeAlias
 
     from abcd.recall.terms import Term
@@ -169,8 +170,13 @@ def _expected(shown: str, where: str, kind: str, value: object) -> CorruptFile:
     )
 
 
-def parse_layer(data: bytes, kind: LayerKind, shown: str) -> Layer:
-    """Decode and validate one layer's bytes; a `CorruptFile` naming `shown` and the field."""
+def parse_layer(
+    data: bytes, kind: LayerKind, shown: str, term: Callable[[str], Term | None] = term_of
+) -> Layer:
+    """Decode and validate one layer's bytes; a `CorruptFile` naming `shown` and the field.
+
+    `term` gives a recall word's or alias's term: `term_of`, or the prompt hook's kept terms
+    (`abcd.recall.stemcache.StemCache.term`, the same answers without stemming again)."""
     raw = _decode(data, shown)
     if type(raw) is not dict:
         raise CorruptFile(shown, "the top level must be a JSON object")
@@ -201,11 +207,15 @@ def parse_layer(data: bytes, kind: LayerKind, shown: str) -> Layer:
             notes.append(f"{shown}: unknown field `{field}` ignored")
     if version < 1:
         raise CorruptFile(shown, f"schema_version: {version} is not a version abcd knows")
-    parsed = tuple([_parse_domain(name, body, shown, notes) for name, body in domains.items()])
+    parsed = tuple(
+        [_parse_domain(name, body, shown, notes, term) for name, body in domains.items()]
+    )
     return Layer(kind, shown, disabled, parsed, tuple(notes))
 
 
-def _parse_domain(name: str, body: object, shown: str, notes: list[str]) -> DomainLayer:
+def _parse_domain(
+    name: str, body: object, shown: str, notes: list[str], term: Callable[[str], Term | None]
+) -> DomainLayer:
     where = f"domains.{name}"
     if not is_domain_name(name):
         raise CorruptFile(
@@ -237,9 +247,9 @@ def _parse_domain(name: str, body: object, shown: str, notes: list[str]) -> Doma
     notes.extend(unknown)
     recall = aliases = None
     if "recall" in lists:
-        recall = _words(lists["recall"], f"{where}.recall", shown, phrase=False)
+        recall = _words(lists["recall"], f"{where}.recall", shown, term, phrase=False)
     if "aliases" in lists:
-        aliases = _words(lists["aliases"], f"{where}.aliases", shown, phrase=True)
+        aliases = _words(lists["aliases"], f"{where}.aliases", shown, term, phrase=True)
     rules = None
     if "rules" in lists:
         for at, rule in enumerate(lists["rules"]):
@@ -249,11 +259,18 @@ def _parse_domain(name: str, body: object, shown: str, notes: list[str]) -> Doma
     return DomainLayer(name, state, recall, aliases, rules)
 
 
-def _words(values: list[str], where: str, shown: str, *, phrase: bool) -> tuple[Word, ...]:
+def _words(
+    values: list[str],
+    where: str,
+    shown: str,
+    term_for: Callable[[str], Term | None],
+    *,
+    phrase: bool,
+) -> tuple[Word, ...]:
     """Recall words must be one word each and aliases two or more, by the term rule."""
     words: list[Word] = []
     for at, text in enumerate(values):
-        term = term_of(text)
+        term = term_for(text)
         if term is None:
             raise CorruptFile(shown, f"{where}[{at}]: `{text}` holds no letter or digit")
         if phrase and len(term) < 2:
