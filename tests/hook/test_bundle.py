@@ -10,7 +10,6 @@ written again, and nothing is written when Python writes no bytecode.
 from __future__ import annotations
 
 import json
-import marshal
 import os
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from abcd import bundle
 from tests.fresh import PYTHONS, SRC, interpreter
 
 # Modules that import nothing outside the standard library (the other Pythons lack PyStemmer).
@@ -131,15 +131,30 @@ def test_a_damaged_bundle_is_read_around_and_written_again(tmp_path: Path, damag
     assert set(PLAIN) <= set(run(sys.executable, where, CODE)["served"])
 
 
+def test_a_bundle_cut_short_serves_only_the_code_it_still_holds(tmp_path: Path) -> None:
+    where = package_copy(tmp_path)
+    run(sys.executable, where, CODE)
+    [path] = bundles(where)
+    data = path.read_bytes()
+    entries = bundle._entries(data)
+    assert set(PLAIN) <= set(entries)
+    path.write_bytes(data[:-1])  # the last module's code loses a byte: its entry is dropped
+    held = set(bundle._entries(path.read_bytes()))
+    assert len(held) == len(entries) - 1
+    cut = run(sys.executable, where, CODE)
+    assert set(cut["served"]) == held  # every module the run loads, but the one cut
+    assert set(PLAIN) <= set(run(sys.executable, where, CODE)["served"])
+
+
 def test_a_module_whose_code_is_damaged_in_the_bundle_is_compiled_from_its_source(
     tmp_path: Path,
 ) -> None:
     where = package_copy(tmp_path)
     run(sys.executable, where, CODE)
     [path] = bundles(where)
-    form, tag, entries = marshal.loads(path.read_bytes())
+    entries = bundle._entries(path.read_bytes())
     entries["abcd.recall.budget"] = (*entries["abcd.recall.budget"][:4], b"\xe3damaged")
-    path.write_bytes(marshal.dumps((form, tag, entries)))
+    path.write_bytes(bundle.encode(entries))
     damaged = run(sys.executable, where, CODE)
     assert "abcd.recall.budget" not in damaged["served"]
     assert damaged["limit"] == run(sys.executable, where, CODE)["limit"]
