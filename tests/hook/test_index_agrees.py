@@ -259,9 +259,9 @@ def test_a_reach_table_kept_with_a_bad_column_or_figure_is_built_again_and_no_sc
     repo: Path, abcd_home: Path, column: object, count: int, total: int
 ) -> None:
     import marshal
-    import zlib
 
-    from abcd.recall.stemcache import SHELVES, cache_rel, shelf_of
+    from abcd.recall import pieces
+    from abcd.recall.stemcache import SHELVES, _reach_header, cache_rel, shelf_of
 
     _project_deploy_notes(repo, 4, first=1)
     home = Home.open(create=True)
@@ -273,14 +273,15 @@ def test_a_reach_table_kept_with_a_bad_column_or_figure_is_built_again_and_no_sc
         run("deploy the release", stems=filling)
         filling.save()
         path = abcd_home / cache_rel(run.found.top, "reach")
-        stored = marshal.loads(path.read_bytes()[4:])
-        ident, n, length, lengths, shelves = stored["table"]
+        found = pieces.decode(path.read_bytes(), _reach_header(), 4, SHELVES)
+        assert found is not None
+        (ident, n, length, lengths), shelves = found
+        blobs = [bytes(shelf or b"") for shelf in shelves]
         if column is not None:
-            shelves = [marshal.dumps({}) for _ in range(SHELVES)]
-            shelves[shelf_of("deploy")] = marshal.dumps({"deploy": column})
-        stored["table"] = (ident, n + count, length + total, lengths, tuple(shelves))
-        blob = marshal.dumps(stored)
-        path.write_bytes(zlib.crc32(blob).to_bytes(4, "little") + blob)
+            blobs = [marshal.dumps({}) for _ in range(SHELVES)]
+            blobs[shelf_of("deploy")] = marshal.dumps({"deploy": column})
+        fields = (*_reach_header(), ident, n + count, length + total, lengths)
+        path.write_bytes(pieces.encode(fields, blobs))
         again = run.cache()
         read = run("deploy the release", stems=again)
     assert _scores(read) == _scores(plain)

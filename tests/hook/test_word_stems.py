@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from abcd.recall import wordstems
+from abcd.recall import pieces, wordstems
 from abcd.recall.terms import _stemming
 from abcd.recall.wordstems import MAX_WORDS, SHELVES, WORDS_REL, WordStems, decode, encode, shelf_of
 from abcd.trust.guarded import Home
@@ -156,10 +156,13 @@ def test_a_damaged_shelf_loses_only_its_own_words(kept_home: Path) -> None:
     assert len({shelf_of(word) for word in words}) > 1  # spread over shelves of their own
     path = kept_home / WORDS_REL
     data = bytearray(path.read_bytes())
-    data[-1] ^= 0xFF  # the last byte is the last non-empty shelf's: the highest-numbered one
+    base = 4 + int.from_bytes(data[:4], "little")
+    found = pieces._where(bytes(data[4:base]), wordstems._header(), 0, SHELVES)
+    assert found is not None
+    damaged = shelf_of("testing")
+    data[base + found[1][damaged + 1] - 1] ^= 0xFF  # the last byte of that shelf's piece
     path.write_bytes(bytes(data))
-    last = max(shelf_of(word) for word in words)
-    lost = {word for word in words if shelf_of(word) == last}
+    lost = {word for word in words if shelf_of(word) == damaged}
     assert _found(words) == (len(words) - len(lost), lost)
     # The next save keeps every shelf that checks, and mends the damaged one's words.
     _kept(sorted(lost))

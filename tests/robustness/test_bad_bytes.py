@@ -342,24 +342,26 @@ def _every(part: str, value: object) -> Callable[[dict[str, Any]], None]:
     return change
 
 
-def _table_kept_as(field: int, value: object) -> Callable[[dict[str, Any]], None]:
-    """The reach's table kept under its true digest, with `value` in place of one field (1: the
-    count, 3: the lengths, 4: the columns)."""
+def _reach_kept_as(
+    field: int | None = None, value: object = None, deploy: bytes | None = None
+) -> Callable[[bytes], bytes]:
+    """The reach's table kept under its true digest, with `value` in place of one of its header's
+    fields (1: the count, 2: the total, 3: the lengths) or `deploy` as the bytes of the shelf the
+    prompt's `deploy` is on, every piece's CRC-32 made right."""
+    from abcd.recall import pieces
+    from abcd.recall.stemcache import SHELVES, _reach_header, shelf_of
 
-    def change(stored: dict[str, Any]) -> None:
-        table = list(stored["table"])
-        table[field] = value
-        stored["table"] = tuple(table)
+    def make(base: bytes) -> bytes:
+        found = pieces.decode(base, _reach_header(), 4, SHELVES)
+        assert found is not None
+        fields, blobs = list(found[0]), [bytes(b or b"") for b in found[1]]
+        if field is not None:
+            fields[field] = value
+        if deploy is not None:
+            blobs[shelf_of("deploy")] = deploy
+        return pieces.encode((*_reach_header(), *fields), blobs)
 
-    return change
-
-
-def _shelves(shelf: bytes) -> tuple[bytes, ...]:
-    """A reach's columns with `shelf` as the bytes of the shelf the prompt's `deploy` is on."""
-    from abcd.recall.stemcache import SHELVES, shelf_of
-
-    empty = marshal.dumps({})
-    return tuple(shelf if at == shelf_of("deploy") else empty for at in range(SHELVES))
+    return make
 
 
 def _files_kept_as(value: object) -> Callable[[dict[str, Any]], None]:
@@ -381,18 +383,17 @@ def _header(value: object) -> Callable[[bytes], bytes]:
     return make
 
 
-def _words_kept_as(shelf: object, offsets: object = None) -> Callable[[bytes], bytes]:
+def _words_kept_as(shelf: object, ends: object = None) -> Callable[[bytes], bytes]:
     """A kept-words file whose pieces check, every shelf holding `shelf` (and the header
-    `offsets` in place of where the shelves lie, when given)."""
-    from abcd.recall import wordstems
+    `ends` in place of where the shelves lie, when given)."""
+    from abcd.recall import pieces, wordstems
 
     def make(_: bytes) -> bytes:
-        pieces = [wordstems._piece(shelf)] * wordstems.SHELVES
-        at = [0]
-        for piece in pieces:
-            at.append(at[-1] + len(piece))
-        header = wordstems._piece((*wordstems._header(), tuple(at) if offsets is None else offsets))
-        return len(header).to_bytes(4, "little") + header + b"".join(pieces)
+        blobs = [marshal.dumps(shelf)] * wordstems.SHELVES
+        if ends is None:
+            return pieces.encode(wordstems._header(), blobs)
+        header = pieces.checked(marshal.dumps((*wordstems._header(), ends)))
+        return len(header).to_bytes(4, "little") + header + b"".join(map(pieces.checked, blobs))
 
     return make
 
@@ -407,23 +408,20 @@ RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
     ("parsed-", lambda b: _reshaped(b, lambda s: s.update(ids=("x", 1)))),
     ("stems-", lambda b: _reshaped(b, _every("entries", 7))),
     ("stems-", lambda b: _reshaped(b, _every("entries", marshal.dumps([1, 2])))),
-    ("reach-", lambda b: _reshaped(b, lambda s: s.update(table=("a", None, 3, 4)))),
-    ("reach-", lambda b: _reshaped(b, _table_kept_as(1, "many"))),
-    ("reach-", lambda b: _reshaped(b, _table_kept_as(3, ("long",)))),
-    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, {"deploy": marshal.dumps([1, 2])}))),
-    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, _shelves(b"\xff")))),
-    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, _shelves(marshal.dumps([1, 2]))))),
-    ("reach-", lambda b: _reshaped(b, _table_kept_as(4, _shelves(marshal.dumps({"deploy": 3}))))),
-    (
-        "reach-",
-        lambda b: _reshaped(b, _table_kept_as(4, _shelves(marshal.dumps({"deploy": {0: "x"}})))),
-    ),
+    ("reach-", _reach_kept_as(1, "many")),
+    ("reach-", _reach_kept_as(2, -1)),
+    ("reach-", _reach_kept_as(3, ("long",))),
+    ("reach-", _reach_kept_as(3, None)),
+    ("reach-", _reach_kept_as(deploy=b"\xff")),
+    ("reach-", _reach_kept_as(deploy=marshal.dumps([1, 2]))),
+    ("reach-", _reach_kept_as(deploy=marshal.dumps({"deploy": 3}))),
+    ("reach-", _reach_kept_as(deploy=marshal.dumps({"deploy": {0: "x"}}))),
     ("words.", _words_kept_as({"deploy": 3})),
     ("words.", _words_kept_as({7: "deploy"})),
     ("words.", _words_kept_as([1, 2])),
-    ("words.", _words_kept_as({}, offsets=tuple(range(257, 0, -1)))),
-    ("words.", _words_kept_as({}, offsets=(0,) * 256 + (10**9,))),
-    ("words.", _words_kept_as({}, offsets=("x",) * 257)),
+    ("words.", _words_kept_as({}, ends=tuple(range(257, 0, -1)))),
+    ("words.", _words_kept_as({}, ends=(0,) * 256 + (10**9,))),
+    ("words.", _words_kept_as({}, ends=("x",) * 257)),
     ("memory.idx", _header([1, 2])),
     ("memory.idx", _header({"format": "x"})),
 ]

@@ -57,6 +57,7 @@ from zlib import crc32
 
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError
+from abcd.recall import pieces
 from abcd.recall.index import TERM_RULE_VERSION
 from abcd.recall.terms import term_of
 from abcd.session.files import CACHE_DIR
@@ -64,7 +65,7 @@ from abcd.session.files import CACHE_DIR
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
-    from collections.abc import Collection
+    from collections.abc import Callable, Collection
     from typing import Any
 
     from abcd.recall.index import Index
@@ -72,9 +73,10 @@ if TYPE_CHECKING:
     from abcd.recall.terms import Term
     from abcd.trust.guarded import Home
 
+# 8: the reach's table a file of checked pieces, each shelf read when a prompt's stem is on it;
 # 7: the reach's columns on 1,024 shelves; 6: the reach kept as a table of columns (5: a page's
 # recency from its frontmatter)
-FORMAT = 7
+FORMAT = 8
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024
 # A file modified this close to its read may change again within one timestamp tick (a coarse
@@ -194,9 +196,17 @@ class StemCache:
         order = sorted(keys)
         ident = sha256_hex("\n".join(order).encode("utf-8"))[:32]
         self.reach_keys = set(keys)
-        kept = self._read(self.reach_rel).get("table")
-        if type(kept) is tuple and len(kept) == 5 and kept[0] == ident:
-            table = ReachTable.of(order, kept, query)
+        reader = (
+            pieces.open_reader(self.home, self.reach_rel, (*_reach_header(), ident), 3, SHELVES)
+            if self.home is not None
+            else None
+        )
+        if reader is not None:
+            try:
+                n, total, kept_lengths = reader.fields
+                table = ReachTable.of(order, n, total, kept_lengths, reader.piece, query)
+            finally:
+                reader.close()
             if table is not None:
                 return table
         forwards = dict(zip(keys, map(self.forward, items), strict=True))
@@ -213,7 +223,7 @@ class StemCache:
         packed = tuple(marshal.dumps(shelf) for shelf in shelves)
         self._table = (ident, len(items), sum(lengths), tuple(lengths), packed)
         self.added += 1
-        table = ReachTable.of(order, self._table, query)
+        table = ReachTable.of(order, *self._table[1:4], packed.__getitem__, query)
         assert table is not None  # just built
         return table
 
@@ -271,7 +281,7 @@ class StemCache:
                 entries = {key: entries[key] for key in self.reach_keys if key in entries}
             self._write(self.rel, {"entries": entries})
             if self._table is not None:
-                self._write(self.reach_rel, {"table": self._table})
+                self._write_reach(self._table)
         if self.added_parsed:
             # A prompt that looked no word up (the kill switch) keeps the words it did not look at.
             parsed = {
@@ -280,6 +290,20 @@ class StemCache:
                 "ids": self.ids_used or self.ids,
             }
             self._write(self.parsed_rel, parsed)
+
+    def _write_reach(self, table: KeptTable) -> None:
+        """The reach's table as a file of checked pieces (`abcd.recall.pieces`): its digest, count,
+        total length and lengths in the header, each shelf of columns a piece."""
+        if self.home is None:
+            return
+        ident, n, total, lengths, packed = table
+        data = pieces.encode((*_reach_header(), ident, n, total, lengths), packed)
+        if len(data) > CACHE_MAX_BYTES:
+            return
+        try:
+            self.home.write_atomic(self.reach_rel, data)
+        except (AbcdError, OSError):
+            pass  # a cache not written costs the next prompt some work, nothing else
 
     def _write(self, rel: str, parts: dict[str, Any]) -> None:
         if self.home is None:
@@ -322,10 +346,19 @@ class ReachTable:
         self.n, self.total, self.lengths, self.columns = n, total, lengths, columns
 
     @classmethod
-    def of(cls, order: list[str], kept: KeptTable, query: frozenset[str]) -> ReachTable | None:
-        """The kept table with `query`'s columns decoded, or `None` when it does not decode to one
-        of `order` (a damaged cache is rebuilt, never believed)."""
-        _, n, total, lengths, packed = kept
+    def of(
+        cls,
+        order: list[str],
+        n: object,
+        total: object,
+        lengths: object,
+        kept: Callable[[int], bytes | memoryview | None],
+        query: frozenset[str],
+    ) -> ReachTable | None:
+        """The kept table (its count, total length, each item's length, and `kept` giving the
+        bytes of a shelf of columns by number, `None` when they did not check) with `query`'s
+        columns decoded, or `None` when it does not decode to one of `order` (a damaged cache is
+        rebuilt, never believed)."""
         if (
             type(n) is not int
             or n != len(order)
@@ -334,8 +367,6 @@ class ReachTable:
             or not set(map(type, lengths)) <= _INT
             or type(total) is not int
             or total != sum(lengths)
-            or type(packed) is not tuple
-            or len(packed) != SHELVES
         ):
             return None
         columns: dict[str, dict[int, int]] = {}
@@ -345,7 +376,10 @@ class ReachTable:
                 at = shelf_of(stem)
                 shelf = shelves.get(at)
                 if shelf is None:
-                    shelf = shelves[at] = marshal.loads(packed[at])
+                    blob = kept(at)
+                    if blob is None:
+                        return None
+                    shelf = shelves[at] = marshal.loads(blob)
                     if type(shelf) is not dict:
                         return None
                 column = shelf.get(stem)
@@ -374,6 +408,11 @@ class ReachTable:
 
 
 _INT = {int}
+
+
+def _reach_header() -> tuple[int, str, str]:
+    """What a reach's file names before its own fields: the format, interpreter and term rule."""
+    return (FORMAT, sys.implementation.cache_tag, TERM_RULE_VERSION)
 
 
 _PARTS = ("entries", "words", "files")

@@ -11,9 +11,9 @@ and the second tier's stop words are written out (`abcd.recall.second`), so a
 prompt of words seen before loads no stemmer at all.
 
 The file holds up to `MAX_WORDS` word -> stem pairs on `SHELVES` shelves (a
-word's shelf is a CRC-32 of it), each marshalled and checked (CRC-32) on
-its own, behind a checked header naming the format, the interpreter and the
-term rule's version and where each shelf lies. A prompt reads the header and
+word's shelf is a CRC-32 of it), a file of checked pieces
+(`abcd.recall.pieces`) whose header names the format, the interpreter and
+the term rule's version. A prompt reads the header and
 the shelves of its own words (a few small `pread`s), never the whole file.
 A file of another format, interpreter or term rule, or whose header does not
 check, is read as empty; a shelf that does not check, or does not hold
@@ -27,11 +27,11 @@ not give again.
 from __future__ import annotations
 
 import marshal
-import os
 import sys
 from zlib import crc32
 
 from abcd.errors import AbcdError
+from abcd.recall import pieces
 from abcd.recall.index import TERM_RULE_VERSION
 from abcd.recall.terms import remember, stems
 from abcd.session.files import CACHE_DIR
@@ -39,7 +39,6 @@ from abcd.session.files import CACHE_DIR
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import Any
 
     from abcd.trust.guarded import Home
 
@@ -53,7 +52,6 @@ MAX_WORDS = 20_000
 WORD_MAX_CHARS = 40
 # Past this it is not a file this tool wrote (20,000 words of 40 characters, with room).
 MAX_BYTES = 4 * 1024 * 1024
-_HEADER_MAX = 16 * 1024
 
 Shelf = dict[str, str]
 
@@ -63,26 +61,16 @@ def shelf_of(word: str) -> int:
     return crc32(word.encode("utf-8", "surrogatepass")) % SHELVES
 
 
-def _piece(value: Any) -> bytes:
-    """`value` marshalled, behind a CRC-32 of it."""
-    blob = marshal.dumps(value)
-    return crc32(blob).to_bytes(4, "little") + blob
+def _header() -> tuple[object, ...]:
+    return (FORMAT, sys.implementation.cache_tag, TERM_RULE_VERSION)
 
 
-def _unpiece(piece: bytes | memoryview) -> object:
-    """What a piece holds, or `None` when it does not check or decode."""
-    body = memoryview(piece)[4:]
-    if len(piece) < 4 or int.from_bytes(piece[:4], "little") != crc32(body):
-        return None
+def _shelf(body: memoryview | None) -> Shelf | None:
+    """A shelf's word -> stem pairs, or `None` when its piece did not check or hold them."""
     try:
-        return marshal.loads(body)
+        kept = marshal.loads(body) if body is not None else None
     except (ValueError, EOFError, TypeError):
         return None
-
-
-def _shelf(piece: bytes | memoryview) -> Shelf | None:
-    """A shelf's word -> stem pairs, or `None` when the piece does not check or hold them."""
-    kept = _unpiece(piece)
     if type(kept) is not dict:
         return None
     for word, stem in kept.items():
@@ -91,52 +79,18 @@ def _shelf(piece: bytes | memoryview) -> Shelf | None:
     return kept
 
 
-def _header() -> tuple[object, ...]:
-    return (FORMAT, sys.implementation.cache_tag, TERM_RULE_VERSION)
-
-
-def _offsets(piece: bytes | memoryview, size: int) -> tuple[int, ...] | None:
-    """Where each shelf starts and the last ends, counted from the end of the header, when a
-    header this interpreter and term rule wrote says so and the file holds them, else `None`."""
-    stored = _unpiece(piece)
-    if type(stored) is not tuple or len(stored) != 4 or stored[:3] != _header():
-        return None
-    offsets = stored[3]
-    if type(offsets) is not tuple or len(offsets) != SHELVES + 1:
-        return None
-    previous = 0
-    for at in offsets:
-        if type(at) is not int or at < previous:
-            return None
-        previous = at
-    return offsets if 4 + len(piece) + previous <= size else None
-
-
 def encode(shelves: list[Shelf]) -> bytes:
-    """A whole file holding these shelves: the header's length, the header, the shelves."""
-    pieces = [_piece(shelf) if shelf else b"" for shelf in shelves]
-    offsets = [0]
-    for piece in pieces:
-        offsets.append(offsets[-1] + len(piece))
-    header = _piece((*_header(), tuple(offsets)))
-    return len(header).to_bytes(4, "little") + header + b"".join(pieces)
+    """A whole file holding these shelves (`abcd.recall.pieces`)."""
+    return pieces.encode(_header(), [marshal.dumps(shelf) for shelf in shelves])
 
 
 def decode(data: bytes) -> list[Shelf] | None:
     """Every shelf a whole file holds (one that does not check is empty), or `None` when the file
     is not one this interpreter and term rule wrote."""
-    length = int.from_bytes(data[:4], "little")
-    if len(data) < 4 or not 4 < length <= _HEADER_MAX:
+    found = pieces.decode(data, _header(), 0, SHELVES)
+    if found is None:
         return None
-    offsets = _offsets(memoryview(data)[4 : 4 + length], len(data))
-    if offsets is None:
-        return None
-    base = 4 + length
-    shelves: list[Shelf] = []
-    for no in range(SHELVES):
-        start, end = base + offsets[no], base + offsets[no + 1]
-        shelves.append((_shelf(memoryview(data)[start:end]) or {}) if end > start else {})
-    return shelves
+    return [_shelf(body) or {} for body in found[1]]
 
 
 class WordStems:
@@ -154,40 +108,27 @@ class WordStems:
         wanted = {word for word in words if len(word) <= WORD_MAX_CHARS}
         if not wanted:
             return
-        known: Shelf = {}
-        try:
-            known = self._look_up(wanted)
-        except (AbcdError, OSError, ValueError):
-            known = {}
+        known = self._look_up(wanted)
         self.found = len(known)
         self.missing = wanted.difference(known)
         remember(known)
 
     def _look_up(self, wanted: set[str]) -> Shelf:
-        opened = self.home.open_file(WORDS_REL)
-        if opened is None:
+        reader = pieces.open_reader(self.home, WORDS_REL, _header(), 0, SHELVES)
+        if reader is None:
             return {}
-        fd, st = opened
         try:
-            length = int.from_bytes(os.pread(fd, 4, 0), "little")
-            if st.st_size > MAX_BYTES or not 4 < length <= _HEADER_MAX:
-                return {}
-            offsets = _offsets(os.pread(fd, length, 4), st.st_size)
-            if offsets is None:
-                return {}
             by_shelf: dict[int, list[str]] = {}
             for word in wanted:
                 by_shelf.setdefault(shelf_of(word), []).append(word)
-            base = 4 + length
             known: Shelf = {}
             for no, words in by_shelf.items():
-                start, end = offsets[no], offsets[no + 1]
-                kept = _shelf(os.pread(fd, end - start, base + start)) if end > start else None
+                kept = _shelf(reader.piece(no))
                 if kept:
                     known.update((word, kept[word]) for word in words if word in kept)
             return known
         finally:
-            os.close(fd)
+            reader.close()
 
     def save(self) -> None:
         """Keep the stems of the words that were missing (stemmed by now); never raises."""
