@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import marshal
 import os
 import time
 from pathlib import Path
@@ -12,8 +13,10 @@ from typing import Any
 import pytest
 
 from abcd.host import hook
+from abcd.recall.stemcache import cache_rel
+from tests.conftest import Run
 
-from .conftest import Host, keys, page, project_notes
+from .conftest import Host, keys, page, project_notes, rules
 from .transcript import FRESH, transcript
 
 HOUR_NS = 3600 * 10**9
@@ -137,3 +140,40 @@ def test_unchanged_project_notes_come_from_the_cache_and_an_edit_is_seen(
     assert keys(host.prompt("deploy it", "s3")) == []
     host.start("s4")
     assert keys(host.prompt("release it", "s4")) == ["mem-2611010000001234"]
+
+
+def test_outside_a_checkout_an_unchanged_machine_page_is_not_read_again(
+    abcd: Run, abcd_home: Path, tmp_path: Path
+) -> None:
+    full = transcript(tmp_path, FRESH)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    outside = Host(abcd, elsewhere)
+    path = page(abcd_home / "memory", "ref_auth_keys.md", ["auth"], "Signing keys", "Rotate them.")
+    _age(path)
+    outside.start("s1")
+    opened, env = _opened_by_a_prompt(elsewhere, "s1", full)
+    assert keys(env) == ["page:ref_auth_keys.md"] and path.name in opened
+    outside.start("s2")
+    opened, env = _opened_by_a_prompt(elsewhere, "s2", full)
+    assert keys(env) == ["page:ref_auth_keys.md"] and "Rotate them." in env["text"]
+    assert path.name not in opened  # the set of caches kept for prompts outside any checkout
+    assert (abcd_home / cache_rel("", "parsed")).is_file()
+
+
+def test_the_rules_words_are_kept_with_the_parsed_files_and_inject_the_same(
+    host: Host, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    full = transcript(tmp_path, FRESH)
+    rules(
+        repo / ".abcd",
+        {"AUTH": {"recall": ["auth"], "aliases": ["signing keys"], "rules": ["Rotate."]}},
+    )
+    host.start("s1")
+    first = host.prompt("auth and signing keys", "s1", transcript_path=full)
+    assert first["injected"] == ["AUTH"]
+    kept = marshal.loads((abcd_home / cache_rel(str(repo), "parsed")).read_bytes()[4:])
+    assert kept["words"]["auth"] == ("auth",) and kept["words"]["signing keys"] == ("sign", "key")
+    host.start("s2")
+    again = host.prompt("auth and signing keys", "s2", transcript_path=full)
+    assert again["text"] == first["text"]

@@ -111,7 +111,7 @@ def test_warming_the_stem_cache_in_one_batch_changes_no_stem() -> None:
     from abcd.recall import terms
 
     sample = "the testers were testing flakily rerunning migrations databases".split()
-    expected = [terms._stemming().stemWord(word) for word in sample]
+    expected = [terms._STEMMER.stemWord(word) for word in sample]
     terms.warm(sample)
     assert terms.stems(sample) == expected
 
@@ -133,5 +133,5 @@ def test_the_stop_words_are_written_out_as_the_stemmer_stems_them() -> None:
     from abcd.recall import terms
     from abcd.recall.second import STOP_STEMS, STOP_WORDS
 
-    stemmer = terms._stemming()
+    stemmer = terms._STEMMER
     assert frozenset(stemmer.stemWord(word) for word in STOP_WORDS) == STOP_STEMS

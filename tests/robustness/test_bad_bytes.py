@@ -164,7 +164,6 @@ SHAPES = [
     Shape("the parsed cache", _cache("parsed-"), _nothing, NEVER, stride=3),
     Shape("the stem cache", _cache("stems-"), _nothing, NEVER, stride=3),
     Shape("the reach's table", _cache("reach-"), _nothing, NEVER, stride=3),
-    Shape("the prompts' kept words", _cache("words."), _nothing, NEVER, stride=3),
     Shape("session lines", lambda w: w.session_file, _nothing, bad_lines, lambda w: w.session_file),
     Shape("fill lines", lambda w: w.fill_file, _nothing, bad_lines, lambda w: w.fill_file),
     Shape("the transcript", lambda w: str(w.transcript), _nothing, NEVER),
@@ -383,21 +382,6 @@ def _header(value: object) -> Callable[[bytes], bytes]:
     return make
 
 
-def _words_kept_as(shelf: object, ends: object = None) -> Callable[[bytes], bytes]:
-    """A kept-words file whose pieces check, every shelf holding `shelf` (and the header
-    `ends` in place of where the shelves lie, when given)."""
-    from abcd.recall import pieces, wordstems
-
-    def make(_: bytes) -> bytes:
-        blobs = [marshal.dumps(shelf)] * wordstems.SHELVES
-        if ends is None:
-            return pieces.encode(wordstems._header(), blobs)
-        header = pieces.checked(marshal.dumps((*wordstems._header(), ends)))
-        return len(header).to_bytes(4, "little") + header + b"".join(map(pieces.checked, blobs))
-
-    return make
-
-
 # Bytes that decode (marshal checks no shape) to something other than what was kept.
 RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
     ("parsed-", lambda b: _reshaped(b, _files_kept_as(42))),
@@ -416,12 +400,6 @@ RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
     ("reach-", _reach_kept_as(deploy=marshal.dumps([1, 2]))),
     ("reach-", _reach_kept_as(deploy=marshal.dumps({"deploy": 3}))),
     ("reach-", _reach_kept_as(deploy=marshal.dumps({"deploy": {0: "x"}}))),
-    ("words.", _words_kept_as({"deploy": 3})),
-    ("words.", _words_kept_as({7: "deploy"})),
-    ("words.", _words_kept_as([1, 2])),
-    ("words.", _words_kept_as({}, ends=tuple(range(257, 0, -1)))),
-    ("words.", _words_kept_as({}, ends=(0,) * 256 + (10**9,))),
-    ("words.", _words_kept_as({}, ends=("x",) * 257)),
     ("memory.idx", _header([1, 2])),
     ("memory.idx", _header({"format": "x"})),
 ]

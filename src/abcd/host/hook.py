@@ -252,15 +252,9 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
         _say(stderr, limit.problem)
     repo = find_repo(payload.cwd)
     from abcd.recall.stemcache import StemCache
-    from abcd.recall.terms import scan, words
-    from abcd.recall.wordstems import WordStems
 
     # One set of caches for each checkout, and one for the prompts outside any (machine pages).
     stems = StemCache(home, repo.top if repo is not None else "") if home is not None else None
-    # The stems of the prompt's words seen at earlier prompts: the stemmer loads only for a new one.
-    kept = WordStems(home) if home is not None else None
-    if kept is not None:
-        kept.prime(words(scan(payload.prompt)))
     outcome = recall(
         payload.prompt,
         home=home,
@@ -272,8 +266,6 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     )
     if stems is not None:
         stems.save()
-    if kept is not None:
-        kept.save()
     rules = outcome.rules
     active = {d.name for d in rules.domains if d.state == "active"} if rules is not None else set()
     active |= {c.match.domain.name for c in outcome.domains}

@@ -125,7 +125,7 @@ Forward = tuple[int, tuple[int, ...], tuple[int, ...]]
 # index or cache built under another term rule is never used. Written out rather than hashed from
 # the file, which cost every prompt ~0.1 ms; a test holds it to the file and names the new value
 # when the file changes (tests/recall/test_terms.py).
-TERM_RULE_VERSION = "b8d97b4b041c6ea9"
+TERM_RULE_VERSION = "04d8f2af6e54badb"
 
 
 def bucket_of(stem: str) -> str:

@@ -83,20 +83,45 @@ def _where(header: bytes | memoryview, expect: tuple[Any, ...], extra: int, coun
     return stored[len(expect) : -1], ends
 
 
+class Held:
+    """A whole file of pieces in memory: its header's own fields, and a piece checked only when
+    asked for."""
+
+    __slots__ = ("_base", "_ends", "_view", "fields")
+
+    def __init__(self, view: memoryview, base: int, ends: tuple[int, ...], fields: tuple[Any, ...]):
+        self._view, self._base, self._ends, self.fields = view, base, ends, fields
+
+    @classmethod
+    def of(cls, data: bytes, expect: tuple[Any, ...], extra: int, count: int) -> Held | None:
+        """`data` when it is a file of `count` pieces whose header starts with `expect` and holds
+        `extra` fields of its own, else `None`."""
+        view = memoryview(data)
+        base = 4 + int.from_bytes(view[:4], "little")
+        if len(data) < 4 or base > len(data) or base - 4 > HEADER_MAX_BYTES:
+            return None
+        found = _where(view[4:base], expect, extra, count)
+        if found is None or base + found[1][-1] > len(data):
+            return None
+        return cls(view, base, found[1], found[0])
+
+    def _raw(self, no: int) -> memoryview:
+        return self._view[self._base + self._ends[no] : self._base + self._ends[no + 1]]
+
+    def piece(self, no: int) -> memoryview | None:
+        """Piece `no`'s bytes, or `None` when they do not check."""
+        return unchecked(self._raw(no))
+
+
 def decode(
     data: bytes, expect: tuple[Any, ...], extra: int, count: int
 ) -> tuple[tuple[Any, ...], list[memoryview | None]] | None:
     """A whole file's own header fields and its pieces' bytes (`None` for one that does not
     check), or `None` when it is not a file of `count` pieces whose header starts with `expect`."""
-    view = memoryview(data)
-    base = 4 + int.from_bytes(view[:4], "little")
-    if len(data) < 4 or base > len(data) or base - 4 > HEADER_MAX_BYTES:
+    held = Held.of(data, expect, extra, count)
+    if held is None:
         return None
-    found = _where(view[4:base], expect, extra, count)
-    if found is None or base + found[1][-1] > len(data):
-        return None
-    fields, ends = found
-    return fields, [unchecked(view[base + ends[n] : base + ends[n + 1]]) for n in range(count)]
+    return held.fields, [held.piece(no) for no in range(count)]
 
 
 class Reader:

@@ -76,9 +76,8 @@ STOP_WORDS = frozenset(
     ).split()
 )
 
-# `STOP_WORDS` through the term rule's stemmer, written out so that no prompt loads the stemmer
-# for them (`abcd.recall.terms`: a prompt of words seen before loads none); a test holds it to
-# the stemmer's answers.
+# `STOP_WORDS` through the term rule's stemmer, written out so that no prompt stems them again;
+# a test holds it to the stemmer's answers.
 STOP_STEMS = frozenset(
     (
         "a about after all also am an and ani are as at be been befor but by can could did do "

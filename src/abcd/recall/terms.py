@@ -21,10 +21,6 @@ The rule:
   stemmer then drops a possessive `'s`; a leading or trailing one separates.
 - **Stems.** Each word is reduced by the English Snowball stemmer (PyStemmer,
   in C, behind a bounded word -> stem cache), so "tests", "testing" and "tested" are all `test`.
-  The stemmer is loaded on the first word the cache lacks: the prompt hook
-  puts in the stems it kept from earlier prompts (`remember`,
-  `abcd.recall.wordstems`), so a prompt of words seen before loads none
-  (~1 ms of a prompt).
 - **Terms.** A recall word or phrase is a `Term`, the tuple of its stems. A
   term hits a text when its stems occur there as consecutive stems: word
   boundaries are kept, so "test" hits "tests" and "testing" but not "attest",
@@ -35,6 +31,8 @@ lower-case, and no function here raises on any `str`.
 """
 
 from __future__ import annotations
+
+import Stemmer
 
 from abcd.recall.constants import (
     MARK_CACHE_SIZE,
@@ -52,52 +50,29 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Iterable, Sequence
 
-    from Stemmer import Stemmer
-
 Term = tuple[str, ...]
 """A recall word or phrase as the consecutive stems it must hit."""
 
-_stemmer: Stemmer | None = None
-
-
-def _stemming() -> Stemmer:
-    """The English Snowball stemmer, loaded on first use (its library costs a process ~1 ms).
-
-    Its own cache is off: the dict below answers a cached word from C (`map`
-    over `dict.__getitem__`) about four times faster than PyStemmer's does.
-    """
-    global _stemmer
-    if _stemmer is None:
-        import Stemmer
-
-        _stemmer = Stemmer.Stemmer("english", 0)
-    return _stemmer
+# The stemmer's own cache is off: the dict below answers a cached word from C
+# (`map` over `dict.__getitem__`) about four times faster than PyStemmer's does.
+_STEMMER = Stemmer.Stemmer("english", 0)
 
 
 class _StemCache(dict[str, str]):
     """word -> stem, filled on a miss; bounded, so a long-lived process cannot grow it forever.
 
-    With the stemmer, the mark table and the word patterns below, the only module state here,
-    and all of it only memoises pure functions (`remember` puts in stems a stemmer gave before).
+    With the mark table and the word patterns below, the only module state here, and all three
+    only memoise pure functions.
     """
 
     def __missing__(self, word: str) -> str:
-        stem: str = _stemming().stemWord(word)
+        stem: str = _STEMMER.stemWord(word)
         if len(self) < STEM_CACHE_SIZE:
             self[word] = stem
         return stem
 
 
 _STEMS = _StemCache()
-
-
-def remember(known: dict[str, str]) -> None:
-    """Take word -> stem pairs the stemmer gave before (kept between processes), so those words
-    are not stemmed again here: the caller vouches that each is the stemmer's own answer."""
-    room = STEM_CACHE_SIZE - len(_STEMS)
-    if room > 0:
-        _STEMS.update(known if len(known) <= room else dict(list(known.items())[:room]))
-
 
 # ASCII: letters lower-cased, digits and the apostrophe kept, every other
 # character a space; `split()` then gives the words (apostrophes aside).
@@ -230,7 +205,7 @@ def warm(word_list: Iterable[str]) -> None:
     """
     missing = list(set(word_list).difference(_STEMS))
     if missing:
-        for word, stem in zip(missing, _stemming().stemWords(missing), strict=True):
+        for word, stem in zip(missing, _STEMMER.stemWords(missing), strict=True):
             if len(_STEMS) >= STEM_CACHE_SIZE:
                 break
             _STEMS[word] = stem
