@@ -69,6 +69,21 @@ def _opened_by_a_prompt(
     return opened, json.loads(out.getvalue())
 
 
+def _served_from_the_cache_once_read(
+    host: Host, where: Path, path: Path, transcript_path: str, text: str
+) -> None:
+    """Two prompts of `auth` in new sessions from `where`: the first reads the page at `path`,
+    the second brings it back (with `text`) without opening it."""
+    key = f"page:{path.name}"
+    host.start("s1")
+    opened, env = _opened_by_a_prompt(where, "s1", transcript_path)
+    assert keys(env) == [key] and path.name in opened
+    host.start("s2")
+    opened, env = _opened_by_a_prompt(where, "s2", transcript_path)
+    assert keys(env) == [key] and text in env["text"]
+    assert path.name not in opened  # it came from the cache
+
+
 def test_an_unchanged_page_is_not_read_again_and_a_changed_one_always_is(
     host: Host, repo: Path, tmp_path: Path
 ) -> None:
@@ -76,13 +91,7 @@ def test_an_unchanged_page_is_not_read_again_and_a_changed_one_always_is(
     pages = repo / ".abcd" / "memory"
     path = page(pages, "ref_auth_tokens.md", ["auth"], "Sign-in tokens", "Tokens rotate hourly.")
     _age(path)
-    host.start("s1")
-    opened, env = _opened_by_a_prompt(repo, "s1", full)
-    assert keys(env) == ["page:ref_auth_tokens.md"] and path.name in opened
-    host.start("s2")
-    opened, env = _opened_by_a_prompt(repo, "s2", full)
-    assert keys(env) == ["page:ref_auth_tokens.md"] and "Tokens rotate hourly." in env["text"]
-    assert path.name not in opened  # it came from the cache
+    _served_from_the_cache_once_read(host, repo, path, full, "Tokens rotate hourly.")
     # Same size, same modification time, new words: the change time differs, so it is read again.
     stat = _rewrite_keeping_stat(path, "hourly", "weekly")
     assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
@@ -151,13 +160,8 @@ def test_outside_a_checkout_an_unchanged_machine_page_is_not_read_again(
     outside = Host(abcd, elsewhere)
     path = page(abcd_home / "memory", "ref_auth_keys.md", ["auth"], "Signing keys", "Rotate them.")
     _age(path)
-    outside.start("s1")
-    opened, env = _opened_by_a_prompt(elsewhere, "s1", full)
-    assert keys(env) == ["page:ref_auth_keys.md"] and path.name in opened
-    outside.start("s2")
-    opened, env = _opened_by_a_prompt(elsewhere, "s2", full)
-    assert keys(env) == ["page:ref_auth_keys.md"] and "Rotate them." in env["text"]
-    assert path.name not in opened  # the set of caches kept for prompts outside any checkout
+    # The set of caches kept for the prompts outside any checkout.
+    _served_from_the_cache_once_read(outside, elsewhere, path, full, "Rotate them.")
     assert (abcd_home / cache_rel("", "parsed")).is_file()
 
 

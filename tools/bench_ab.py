@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Two or more trees of abcd's code, timed against each other on one prompt, alternating.
+
+    .venv/bin/python tools/bench_ab.py PROMPT NAME=SRC:ROOT [NAME=SRC:ROOT ...] [--runs N]
+
+Each `SRC` is a tree's `src` folder (for example `git archive REV src | tar -x
+-C /tmp/rev`), put first on `PYTHONPATH` for the installed console script;
+each `ROOT` a home built by `tools/bench_hook.py --root` (`ROOT/home`,
+`ROOT/project`), one for each tree, since a tree may rebuild the index or
+the caches in a format of its own. Each run starts a new session (the
+session-start hook, untimed) and times `abcd hook prompt-router`, the trees
+in turn and then `python -I -c pass`, so the machine's drift is shared.
+`{new}` in the prompt becomes a word no earlier run used. Prints each one's
+median, least, and median CPU time, and the ratio of the medians to `pass`.
+Bytecode writing is allowed, as on a person's machine (each tree's bundle is
+written on its first run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ABCD = str(Path(sys.executable).parent / "abcd")
+
+
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(argv: list[str], stdin: str, env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one process."""
+    cpu, began = _cpu(), time.perf_counter()
+    subprocess.run(argv, input=stdin, text=True, capture_output=True, env=env, check=True)
+    return time.perf_counter() - began, _cpu() - cpu
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("prompt")
+    parser.add_argument("trees", nargs="+", help="NAME=SRC:ROOT")
+    parser.add_argument("--runs", type=int, default=40)
+    args = parser.parse_args()
+    trees: dict[str, tuple[str, Path]] = {}
+    for spec in args.trees:
+        name, _, rest = spec.partition("=")
+        src, _, root = rest.partition(":")
+        trees[name] = (src, Path(root))
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    wall: dict[str, list[float]] = {name: [] for name in [*trees, "pass"]}
+    cpu: dict[str, list[float]] = {name: [] for name in wall}
+    for run in range(args.runs):
+        for name, (src, root) in trees.items():
+            env = dict(base, ABCD_HOME=str(root / "home"), PYTHONPATH=src)
+            session = f"ab-{name}-{run}-{time.time_ns()}"
+            cwd = str(root / "project")
+            start = {"session_id": session, "cwd": cwd, "source": "startup"}
+            subprocess.run(
+                [ABCD, "hook", "session-start"],
+                input=json.dumps(start),
+                text=True,
+                capture_output=True,
+                env=env,
+                check=True,
+            )
+            prompt = args.prompt.replace("{new}", f"zq{run:x}{len(name):x}")
+            payload = json.dumps({"session_id": session, "cwd": cwd, "prompt": prompt})
+            took, used = timed([ABCD, "hook", "prompt-router"], payload, env)
+            wall[name].append(took)
+            cpu[name].append(used)
+        took, used = timed([sys.executable, "-I", "-c", "pass"], "", base)
+        wall["pass"].append(took)
+        cpu["pass"].append(used)
+    floor = statistics.median(wall["pass"])
+    for name, times in wall.items():
+        median = statistics.median(times)
+        print(
+            f"{name:8s} {median * 1000:6.2f} ms  {median / floor:.3f}x  least {min(times) * 1000:.2f}"
+            f"  cpu {statistics.median(cpu[name]) * 1000:.2f} ms"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
