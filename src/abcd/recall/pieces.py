@@ -5,9 +5,9 @@ is `marshal`led: the fields its writer names (a format, the interpreter, the
 term rule's version, ...) and then where each piece starts and the last one
 ends, counted from the end of the header. The header and every piece carry a
 CRC-32 of their bytes in front of them. A reader `pread`s the header and then
-only the pieces it needs (the prompt's words' shelves, its stems' columns),
-so what a prompt reads, checks and decodes follows its own words, not the
-file's size. A header that does not check, names other fields or places a
+only the pieces it needs (the shelves of the reach's table its stems are
+on), so what a prompt reads, checks and decodes follows its own words, not
+the file's size. A header that does not check, names other fields or places a
 piece outside the file makes the whole file unread; a piece that does not
 check reads as `None`, and the caller treats it as its own damage.
 """
@@ -22,7 +22,7 @@ from abcd.errors import AbcdError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from abcd.trust.guarded import Home
@@ -83,34 +83,25 @@ def _where(header: bytes | memoryview, expect: tuple[Any, ...], extra: int, coun
     return stored[len(expect) : -1], ends
 
 
-class Held:
-    """A whole file of pieces in memory: its header's own fields, and a piece checked only when
-    asked for."""
-
-    __slots__ = ("_base", "_ends", "_view", "fields")
-
-    def __init__(self, view: memoryview, base: int, ends: tuple[int, ...], fields: tuple[Any, ...]):
-        self._view, self._base, self._ends, self.fields = view, base, ends, fields
-
-    @classmethod
-    def of(cls, data: bytes, expect: tuple[Any, ...], extra: int, count: int) -> Held | None:
-        """`data` when it is a file of `count` pieces whose header starts with `expect` and holds
-        `extra` fields of its own, else `None`."""
-        view = memoryview(data)
-        base = 4 + int.from_bytes(view[:4], "little")
-        if len(data) < 4 or base > len(data) or base - 4 > HEADER_MAX_BYTES:
-            return None
-        found = _where(view[4:base], expect, extra, count)
-        if found is None or base + found[1][-1] > len(data):
-            return None
-        return cls(view, base, found[1], found[0])
-
-    def _raw(self, no: int) -> memoryview:
-        return self._view[self._base + self._ends[no] : self._base + self._ends[no + 1]]
-
-    def piece(self, no: int) -> memoryview | None:
-        """Piece `no`'s bytes, or `None` when they do not check."""
-        return unchecked(self._raw(no))
+def _located(
+    read: Callable[[int, int], bytes | memoryview],
+    size: int,
+    expect: tuple[Any, ...],
+    extra: int,
+    count: int,
+) -> tuple[int, tuple[int, ...], tuple[Any, ...]] | None:
+    """Where a file's pieces start, where each lies from there, and its header's own fields, when
+    its header (read with `read(length, at)`) starts with `expect` and places its pieces within
+    `size` bytes; else `None`."""
+    if size < 4:
+        return None
+    base = 4 + int.from_bytes(read(4, 0), "little")
+    if base - 4 > HEADER_MAX_BYTES or base > size:
+        return None
+    found = _where(read(base - 4, 4), expect, extra, count)
+    if found is None or base + found[1][-1] > size:
+        return None
+    return base, found[1], found[0]
 
 
 def decode(
@@ -118,10 +109,12 @@ def decode(
 ) -> tuple[tuple[Any, ...], list[memoryview | None]] | None:
     """A whole file's own header fields and its pieces' bytes (`None` for one that does not
     check), or `None` when it is not a file of `count` pieces whose header starts with `expect`."""
-    held = Held.of(data, expect, extra, count)
-    if held is None:
+    view = memoryview(data)
+    located = _located(lambda length, at: view[at : at + length], len(data), expect, extra, count)
+    if located is None:
         return None
-    return held.fields, [held.piece(no) for no in range(count)]
+    base, ends, fields = located
+    return fields, [unchecked(view[base + ends[n] : base + ends[n + 1]]) for n in range(count)]
 
 
 class Reader:
@@ -144,18 +137,16 @@ class Reader:
             return None
         fd, st = opened
         try:
-            base = 4 + int.from_bytes(os.pread(fd, 4, 0), "little")
-            if base - 4 > HEADER_MAX_BYTES or base > st.st_size:
-                found = None
-            else:
-                found = _where(os.pread(fd, base - 4, 4), expect, extra, count)
-            if found is None or base + found[1][-1] > st.st_size:
-                os.close(fd)
-                return None
+            located = _located(
+                lambda length, at: os.pread(fd, length, at), st.st_size, expect, extra, count
+            )
         except BaseException:
             os.close(fd)
             raise
-        return cls(fd, base, found[1], found[0])
+        if located is None:
+            os.close(fd)
+            return None
+        return cls(fd, *located)
 
     def piece(self, no: int) -> memoryview | None:
         """Piece `no`'s bytes, or `None` when they do not check (or cannot be read)."""
