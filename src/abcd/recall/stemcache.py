@@ -15,9 +15,10 @@ that a stale entry is never used:
 - **the reach's table**, under a digest of the reach's keys: the small layers
   in reach as ranking reads them, column by column (how many items, their
   total weighted length, each one's length, and for each stem the weighted
-  count of each item holding it, the columns on 1,024 shelves marshalled each
-  on its own), so a prompt decodes the shelves of its own stems and no item's
-  forward: how many items hold a stem is its column's length;
+  count of each item holding it, the columns on 1,024 shelves, each a checked
+  piece of the file, `abcd.recall.pieces`), so a prompt reads and decodes the
+  shelves of its own stems and no item's forward: how many items hold a stem
+  is its column's length;
 - **terms**, by recall word: the word's term under the term rule, for the
   items' recall words and the rules' recall words and aliases alike (the
   file names the term rule's version, and another version's file is
