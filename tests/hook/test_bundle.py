@@ -10,6 +10,7 @@ written again, and nothing is written when Python writes no bytecode.
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -201,3 +202,76 @@ def test_the_prompt_hook_says_the_same_served_from_the_bundle(tmp_path: Path) ->
     assert prompt("s2") == first
     assert path.stat().st_mtime_ns == written  # served whole: nothing to write again
     assert json.loads(first[0])["recalled"] == []
+
+
+# What each module the bundle holds looks like once loaded: what the import system sets on it.
+ATTRIBUTES = (
+    "import sys, json\n"
+    "from abcd import bundle\n"
+    "b = bundle.install('prompt-router')\n"
+    "before = sorted(n for n in b.entries if n in sys.modules)\n"
+    "import {modules}\n"
+    "def seen(m):\n"
+    "    spec = m.__spec__\n"
+    "    parent = sys.modules[m.__name__.rpartition('.')[0]]\n"
+    "    return [m.__name__, m.__package__, m.__file__, m.__cached__,\n"
+    "            getattr(m, '__path__', None), spec.name, spec.origin, spec.cached, spec.parent,\n"
+    "            spec.has_location, spec.submodule_search_locations, spec.loader is m.__loader__,\n"
+    "            getattr(parent, m.__name__.rpartition('.')[2]) is m]\n"
+    "held = sorted(n for n in sys.modules if n.startswith('abcd.') and n not in\n"
+    "    ('abcd.bundle',))\n"
+    "b.save()\n"
+    "print(json.dumps({{'before': before, 'entries': list(b.entries), 'finished': b.finished,\n"
+    "    'seen': {{n: seen(sys.modules[n]) for n in held}}}}))\n"
+).format(modules=", ".join(PLAIN))
+
+
+@pytest.mark.parametrize("version", PYTHONS)
+def test_a_served_run_loads_the_modules_before_they_are_imported_as_the_import_system_would(
+    version: str, tmp_path: Path
+) -> None:
+    python, where = interpreter(version), package_copy(tmp_path)
+    first = run(python, where, ATTRIBUTES)  # the import system loads them all
+    assert first["before"] == []
+    [path] = bundles(where)
+    second = run(python, where, ATTRIBUTES)
+    third = run(python, where, ATTRIBUTES)
+    # Loaded by `install`, before any import named them: all but a package's own submodules.
+    packages = {n.rpartition(".")[0] for n in third["entries"]}
+    assert set(third["before"]) >= set(third["entries"]) - {
+        n for n in third["entries"] if n.rpartition(".")[0] in packages - {"abcd"}
+    }
+    assert set(PLAIN) & set(third["before"])
+    # Each with the attributes the import system gives it, its package's attribute included.
+    assert third["seen"] == first["seen"]
+    assert second["seen"] == first["seen"]
+    # The file lists them in the order they finished loading; once it does, it is not written again.
+    assert third["entries"] == third["finished"] == second["finished"]
+    written = path.stat().st_mtime_ns
+    assert run(python, where, ATTRIBUTES)["entries"] == third["entries"]
+    assert path.stat().st_mtime_ns == written
+
+
+def test_a_module_that_raises_while_preloaded_raises_where_it_is_imported(tmp_path: Path) -> None:
+    where = package_copy(tmp_path)
+    run(sys.executable, where, CODE)
+    [path] = bundles(where)
+    entries = bundle._entries(path.read_bytes())
+    boom = marshal.dumps(compile("raise RuntimeError('boom')", "budget.py", "exec"))
+    entries["abcd.recall.budget"] = (*entries["abcd.recall.budget"][:4], boom)
+    path.write_bytes(bundle.encode(entries))
+    code = (
+        f"import sys; sys.path.insert(0, {str(where)!r})\n"
+        "from abcd import bundle\n"
+        "b = bundle.install('prompt-router')\n"
+        "print('installed', 'abcd.recall.budget' in sys.modules, flush=True)\n"
+        "import abcd.recall.budget\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.stdout == "installed False\n"  # the preloading left it out, as a failed import
+    assert done.returncode == 1
+    assert 'File "<string>", line 5, in <module>' in done.stderr  # raised where it is imported
+    assert "RuntimeError: boom" in done.stderr

@@ -106,6 +106,17 @@ def test_a_used_percentage_that_is_not_a_number_writes_nothing(
     assert changed(before, snapshot(tmp_path)) == set()
 
 
+@pytest.mark.parametrize("figure", ["1e999", "-1e999", "NaN", "Infinity"])
+def test_a_used_percentage_that_is_not_finite_writes_nothing(
+    ready_home: Path, tmp_path: Path, figure: str
+) -> None:
+    before = snapshot(tmp_path)
+    ran = run(with_used(12345).replace(b"12345", figure.encode()))
+    assert ran.code == 0
+    assert "--% used" in ran.out
+    assert changed(before, snapshot(tmp_path)) == set()
+
+
 def test_an_absent_fill_folder_is_skipped_silently(abcd_home: Path, tmp_path: Path) -> None:
     make_home(abcd_home, fill_folder=False).close()
     before = snapshot(tmp_path)

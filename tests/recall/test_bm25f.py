@@ -11,8 +11,10 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from abcd.recall.bm25f import Corpus, Doc, Scored, add_in_order, idf, rank
+from abcd.recall.bm25f import Corpus, Doc, Scored, add_in_order, idf, ln, rank
 from abcd.recall.terms import Prompt, tokens
 
 
@@ -87,6 +89,24 @@ def test_a_lone_match_scores_as_worked_by_hand() -> None:
 def test_idf_is_the_seeds() -> None:
     assert idf(10, 1) == pytest.approx(math.log(1 + 9.5 / 1.5), abs=1e-12)
     assert idf(10, 10) < idf(10, 5) < idf(10, 1)
+
+
+@given(st.floats(min_value=0.0, exclude_min=True, allow_infinity=False, allow_nan=False))
+def test_ln_is_maths_log_within_a_few_units_in_the_last_place(x: float) -> None:
+    assert abs(ln(x) - math.log(x)) <= 4 * math.ulp(math.log(x))
+
+
+@given(st.integers(min_value=1, max_value=10**7), st.data())
+def test_idf_is_maths_log_of_the_seeds_argument(n_items: int, data: st.DataObject) -> None:
+    holding = data.draw(st.integers(min_value=0, max_value=n_items))
+    exact = math.log(1.0 + (n_items - holding + 0.5) / (holding + 0.5))
+    assert abs(idf(n_items, holding) - exact) <= 4 * math.ulp(exact)
+
+
+@pytest.mark.parametrize("x", [0.0, -1.0, float("inf"), float("nan")])
+def test_ln_refuses_what_has_no_finite_logarithm(x: float) -> None:
+    with pytest.raises(ValueError):
+        ln(x)
 
 
 def test_golden_scores_for_a_small_fixed_corpus() -> None:

@@ -16,7 +16,6 @@ light (no typer, no rich): this runs every few seconds.
 
 from __future__ import annotations
 
-import math
 import os
 
 from abcd import fastjson
@@ -92,7 +91,8 @@ def _used(value: object) -> float | None:
         figure = float(value)
     except OverflowError:  # an integer past a float's range
         return None
-    return min(100.0, max(0.0, figure)) if math.isfinite(figure) else None
+    # Finite (neither infinite nor NaN), without loading `math` on every refresh.
+    return min(100.0, max(0.0, figure)) if figure - figure == 0.0 else None
 
 
 def _repository(top: dict[str, object]) -> str | None:

@@ -26,8 +26,6 @@ Pure apart from reading the declared places; it writes nothing.
 
 from __future__ import annotations
 
-import math
-
 from abcd.errors import AbcdError, JournalBroken, TrustError
 from abcd.recall import bitset
 from abcd.recall.bm25f import Corpus, Doc, Scored, idf
@@ -81,6 +79,7 @@ if TYPE_CHECKING:
     from abcd.trust.guarded import Home
 
 MEMORY_HEADING = "## MEMORY"
+_INFINITY = float("inf")  # `math.inf`, without loading `math` on the prompt's path
 
 
 class Candidate:
@@ -909,7 +908,7 @@ class _BestFirst:
         self.machine, self.found = machine, found
         self.seen = 0  # the candidates scored, a bitset
         self.done = False
-        self.bound = math.inf
+        self.bound = _INFINITY
         self._first = 0  # the holders of a sparse query term among them, a bitset
         count = machine.index.count
         for stem in machine.order:
@@ -973,7 +972,7 @@ class _BestFirst:
         new &= self.found & ~self.seen
         self.seen |= new
         self.done = units <= 0 or self.seen == self.found
-        self.bound = -math.inf if self.done else threshold + threshold * _SLACK
+        self.bound = -_INFINITY if self.done else threshold + threshold * _SLACK
         return self.machine.score(bitset.numbers(new)) if new else []
 
 
