@@ -309,16 +309,25 @@ def _suppress(items: list[Item], outcome: Outcome) -> list[Item]:
     return kept
 
 
+def _terms_of(words: set[str]) -> dict[str, Term | None]:
+    return {word: term_of(word) for word in words}
+
+
 class _Hits:
-    """Which of an item's recall words hit the prompt (`term` gives a word's term): each distinct
-    word of `items` is looked up once, then an item's words are filtered in C."""
+    """Which of an item's recall words hit the prompt (`terms` gives the words' terms): each
+    distinct word of `items` is looked up once, then an item's words are filtered in C."""
 
     def __init__(
-        self, items: list[Item], prompt: Prompt, term: Callable[[str], Term | None]
+        self,
+        items: list[Item],
+        prompt: Prompt,
+        terms: Callable[[set[str]], dict[str, Term | None]],
     ) -> None:
-        words: set[str] = set().union(*(item.recall for item in items))
+        distinct = prompt.distinct
         self.hitting = frozenset(
-            word for word in words if (found := term(word)) is not None and prompt.hits(found)
+            word
+            for word, term in terms(set().union(*(item.recall for item in items))).items()
+            if term is not None and term[0] in distinct and prompt.hits(term)
         )
 
     def __call__(self, item: Item) -> tuple[str, ...]:
@@ -570,7 +579,7 @@ def _recall(
     reach: list[Item] = []
     hitting: list[tuple[Item, tuple[str, ...]]] = []
     tied: list[tuple[Item, tuple[str, ...]]] = []
-    hits_in = _Hits(items, prompt, stems.term if stems is not None else term_of)
+    hits_in = _Hits(items, prompt, stems.terms_of if stems is not None else _terms_of)
     for item in items:
         if not item.recall:
             outcome.withheld.append((item, "no recall words"))

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import marshal
 import sys
+from itertools import chain
 from zlib import crc32
 
 from abcd.digest import sha256_hex
@@ -240,6 +241,25 @@ class StemCache:
             self.added_parsed += 1
         self.terms_used[word] = term
         return term
+
+    def terms_of(self, words: set[str]) -> dict[str, Term | None]:
+        """`term` of each word, in bulk: the kept terms are taken and checked a few C calls at a
+        time (a prompt looks up every recall word of every item in reach: ~450 in a home of 100
+        pages and 200 project notes, 0.3 ms one by one); a word not kept, or a file kept
+        damaged, goes through `term`."""
+        kept = self.terms
+        known = [word for word in words if word in kept]
+        terms = list(map(kept.__getitem__, known))
+        shapes = set(map(type, terms))
+        if shapes <= {tuple, type(None)} and _strings(
+            tuple(chain.from_iterable(t for t in terms if t is not None))
+        ):
+            found = dict(zip(known, terms, strict=True))
+            self.terms_used.update(found)
+            for word in words - found.keys():
+                found[word] = self.term(word)
+            return found
+        return {word: self.term(word) for word in words}
 
     def numbers(self, index: Index, note_ids: set[str]) -> dict[str, int]:
         """The index's note numbers of `note_ids` (the promoted, removed and newer notes), kept
