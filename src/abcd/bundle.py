@@ -20,14 +20,20 @@ system (one whose code in the file does not decode is compiled from its
 source), as is everything when the file is missing, of another format or
 interpreter, or not this account's (or root's) or writable by others.
 
-The file lists its modules in the order they last finished loading, and
-`install` runs them in that order before the command imports anything
-(`Bundle.preload`): each module's own imports then find what they name
-already loaded, and none pays the import system's ~19 us of finding,
-locking and setting up a module (~0.7 ms of a prompt's 40 modules,
-docs/performance.md). A module whose package is not loaded yet is left to
-its package's own import, one that changed to the import system, and the
-first that raises stops the preloading (its importer raises the same).
+The file also names the modules every run of its command loads, in the
+order they last finished loading: those loaded by the time the command
+said it had imported what it always needs (`settle`; the prompt hook says
+so once its recall modules are in). `install` runs them in that order
+before the command imports anything (`Bundle.preload`): each module's own
+imports then find what they name already loaded, and none pays the import
+system's ~19 us of finding, locking and setting up a module (~0.5 ms of a
+prompt, docs/performance.md). A module imported only after `settle` (a
+rare path: the index rebuilt, the journal's chain walked) is served when
+it is imported, never run ahead, so a run that once took that path does
+not make every later one pay for it. A module whose package is not loaded
+yet is left to its package's own import, one that changed to the import
+system, and the first that raises stops the preloading (its importer
+raises the same).
 
 After the command ran, when an abcd module it loaded was not served (the
 first run, an upgrade, an edit), the file is written again (atomically)
@@ -51,8 +57,9 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any
 
-# 2: the table first and the modules' code after it, each sliced from what was read, not copied
-FORMAT = 2
+# 2: the table first and the modules' code after it, each sliced from what was read, not copied;
+# 3: and the modules every run loads, in the order they finished loading (run ahead by `preload`)
+FORMAT = 3
 # Loaded before the bundle is installed, so never served from it.
 _FIRST = frozenset({"abcd", "abcd.entry", "abcd.bundle"})
 # The largest bundle read (the lean commands' modules are ~0.5 MB of code).
@@ -88,12 +95,14 @@ in nanoseconds, and its code marshalled (a slice of the file as read)."""
 class Bundle:
     """A finder on `sys.meta_path` serving the abcd modules its file holds, while each is current."""
 
-    def __init__(self, path: str, entries: dict[str, Entry]) -> None:
+    def __init__(self, path: str, entries: dict[str, Entry], eager: tuple[str, ...] = ()) -> None:
         self.path = path
         self.entries = entries
+        self.eager = eager  # the modules every run loads, in the order they finished loading
         self.served: set[str] = set()
         self.stale = False  # a module it holds was not served (its source changed)
         self.finished: list[str] = []  # the served modules, in the order their code finished
+        self.settled: list[str] | None = None  # the abcd modules loaded when the command settled
         self._spec_type: Any = type(sys.modules["abcd"].__spec__)  # importlib's, already loaded
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec | None:
@@ -136,17 +145,18 @@ class Bundle:
         self.finished.append(module.__name__)
 
     def preload(self) -> None:
-        """Run the modules the file holds in its order, each as the import system would load it, so
-        that their imports of one another find each one already loaded."""
+        """Run the modules every run loads, in the order they finished loading, each as the import
+        system would load it, so that their imports of one another find each one loaded."""
         modules = sys.modules
-        for name, (is_package, *_) in self.entries.items():
+        for name in self.eager:
             parent, _, child = name.rpartition(".")
             package = modules.get(parent)
-            if name in modules or package is None:
+            if name in modules or package is None or name not in self.entries:
                 continue  # loaded already, or imported by its package's own code
             spec = self.find_spec(name)
             if spec is None:
                 continue  # its source changed: the import system imports it
+            is_package = spec.submodule_search_locations is not None
             module = _MODULE(name)
             # What `importlib._bootstrap._init_module_attrs` sets on a module it loads.
             module.__spec__ = spec
@@ -164,6 +174,10 @@ class Bundle:
                 return
             setattr(package, child, module)
 
+    def settle(self) -> None:
+        """Note the modules loaded now as the ones every run of the command loads."""
+        self.settled = [n for n in sys.modules if n.startswith("abcd.") and n not in _FIRST]
+
     def save(self) -> None:
         """Write the file again when a loaded abcd module was not served (never raises)."""
         if sys.dont_write_bytecode:
@@ -175,22 +189,28 @@ class Bundle:
             and name not in _FIRST
             and str(getattr(module, "__file__", "")).endswith(".py")
         ]
-        in_order = self.finished == list(self.entries)
-        if not self.stale and in_order and all(name in self.served for name, _ in loaded):
+        # Those loaded when the command settled: in the order they finished when served, else in
+        # the order they were first imported (the next run serves them, and says their order).
+        settled = set(self.settled or ())
+        eager = [n for n in self.finished if n in settled]
+        eager += [n for n in self.settled or () if n not in self.served]
+        if (
+            not self.stale
+            and tuple(eager) == self.eager
+            and all(name in self.served for name, _ in loaded)
+        ):
             return
         folder = os.path.dirname(self.path)
         if not os.access(folder if os.path.isdir(folder) else os.path.dirname(folder), os.W_OK):
             return  # an installation this account cannot write to: nothing is gathered either
         try:
-            # In the order the modules finished loading (those it did not serve after them).
-            held = [*self.finished, *(n for n in self.entries if n not in self.served)]
-            entries = {name: self.entries[name] for name in held if _current(self.entries[name])}
+            entries = {name: e for name, e in self.entries.items() if _current(e)}
             for name, module in loaded:
                 if name not in self.served or name not in entries:
                     entry = _entry(module)
                     if entry is not None:
                         entries[name] = entry
-            _write(self.path, entries)
+            _write(self.path, entries, tuple(n for n in eager if n in entries))
         except (OSError, ValueError, TypeError, SyntaxError):
             pass  # a bundle not written costs the next command the import system's work
 
@@ -198,7 +218,7 @@ class Bundle:
 def install(command: str) -> Bundle:
     """Put the command's bundle first on `sys.meta_path` (an empty one when there is none)."""
     path = bundle_path(command)
-    entries: dict[str, Entry] = {}
+    contents: tuple[dict[str, Entry], tuple[str, ...]] = ({}, ())
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
@@ -208,38 +228,54 @@ def install(command: str) -> Bundle:
             st = os.fstat(fd)
             trusted = st.st_uid in (os.geteuid(), 0) and not st.st_mode & 0o022
             if trusted and st.st_size <= MAX_BYTES:
-                entries = _entries(os.read(fd, MAX_BYTES + 1))
+                contents = _contents(os.read(fd, MAX_BYTES + 1))
         except OSError:
-            entries = {}
+            contents = ({}, ())
         finally:
             os.close(fd)
-    bundle = Bundle(path, entries)
+    bundle = Bundle(path, *contents)
     sys.meta_path.insert(0, bundle)
     bundle.preload()
     return bundle
 
 
+def settle() -> None:
+    """Say that the command has imported what every run of it needs (`Bundle.settle`); nothing
+    when no bundle serves this process."""
+    for finder in sys.meta_path:
+        if type(finder) is Bundle:
+            finder.settle()
+
+
 def _entries(data: bytes) -> dict[str, Entry]:
-    """The modules a bundle's bytes hold, or nothing when they are not one this abcd wrote.
+    """The modules a bundle's bytes hold (`_contents`)."""
+    return _contents(data)[0]
+
+
+def _contents(data: bytes) -> tuple[dict[str, Entry], tuple[str, ...]]:
+    """The modules a bundle's bytes hold and those every run loads, or nothing when they are not
+    one this abcd wrote.
 
     The file is the length of its table, the table (`marshal`led: the format, the interpreter's
-    tag, and name -> (is a package, source path, size, modification time, where its code starts
-    and ends after the table)), then the modules' code; each module's is a `memoryview` of `data`,
-    so nothing is copied but what is unmarshalled.
+    tag, name -> (is a package, source path, size, modification time, where its code starts
+    and ends after the table), and the names of the modules every run loads), then the modules'
+    code; each module's is a `memoryview` of `data`, so nothing is copied but what is
+    unmarshalled.
     """
     view = memoryview(data)
     base = 4 + int.from_bytes(view[:4], "little")
     try:
         stored = marshal.loads(view[4:base])
     except (ValueError, EOFError, TypeError):
-        return {}
+        return {}, ()
     if (
         type(stored) is not tuple
-        or len(stored) != 3
+        or len(stored) != 4
         or stored[:2] != (FORMAT, _TAG)
         or type(stored[2]) is not dict
+        or type(stored[3]) is not tuple
     ):
-        return {}
+        return {}, ()
     entries: dict[str, Entry] = {}
     for name, entry in stored[2].items():
         if (
@@ -250,17 +286,17 @@ def _entries(data: bytes) -> dict[str, Entry]:
             and 0 <= entry[4] <= entry[5] <= len(data) - base
         ):
             entries[name] = (*entry[:4], view[base + entry[4] : base + entry[5]])
-    return entries
+    return entries, tuple(name for name in stored[3] if type(name) is str and name in entries)
 
 
-def encode(entries: dict[str, Entry]) -> bytes:
-    """A bundle's bytes: the length of its table, the table, the modules' code (`_entries`)."""
+def encode(entries: dict[str, Entry], eager: tuple[str, ...] = ()) -> bytes:
+    """A bundle's bytes: the length of its table, the table, the modules' code (`_contents`)."""
     table: dict[str, tuple[bool, str, int, int, int, int]] = {}
     at = 0
     for name, (is_package, origin, size, mtime_ns, code) in entries.items():
         table[name] = (is_package, origin, size, mtime_ns, at, at + len(code))
         at += len(code)
-    header = marshal.dumps((FORMAT, _TAG, table))
+    header = marshal.dumps((FORMAT, _TAG, table, eager))
     return b"".join(
         [len(header).to_bytes(4, "little"), header, *(entry[4] for entry in entries.values())]
     )
@@ -310,13 +346,13 @@ def _from_pyc(cached: object, st: os.stat_result) -> bytes | None:
     return data[16:] if data[:16] == header else None
 
 
-def _write(path: str, entries: dict[str, Entry]) -> None:
+def _write(path: str, entries: dict[str, Entry], eager: tuple[str, ...]) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(encode(entries))
+            out.write(encode(entries, eager))
         os.replace(temporary, path)
     except BaseException:
         try:

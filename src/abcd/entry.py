@@ -60,6 +60,8 @@ def _lean(
     import os
 
     _standard_streams()
+    if bundle is not None:
+        bundle.settle()  # what the command's module imports, every run of it loads
     try:
         code = run(argv, sys.stdin.buffer, sys.stdout, sys.stderr)
     except SystemExit as done:

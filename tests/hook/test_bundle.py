@@ -205,12 +205,15 @@ def test_the_prompt_hook_says_the_same_served_from_the_bundle(tmp_path: Path) ->
 
 
 # What each module the bundle holds looks like once loaded: what the import system sets on it.
+# The run settles after importing PLAIN, then imports one module more (a rarer path's).
 ATTRIBUTES = (
     "import sys, json\n"
     "from abcd import bundle\n"
     "b = bundle.install('prompt-router')\n"
     "before = sorted(n for n in b.entries if n in sys.modules)\n"
     "import {modules}\n"
+    "bundle.settle()\n"
+    "import abcd.shapes\n"
     "def seen(m):\n"
     "    spec = m.__spec__\n"
     "    parent = sys.modules[m.__name__.rpartition('.')[0]]\n"
@@ -221,8 +224,8 @@ ATTRIBUTES = (
     "held = sorted(n for n in sys.modules if n.startswith('abcd.') and n not in\n"
     "    ('abcd.bundle',))\n"
     "b.save()\n"
-    "print(json.dumps({{'before': before, 'entries': list(b.entries), 'finished': b.finished,\n"
-    "    'seen': {{n: seen(sys.modules[n]) for n in held}}}}))\n"
+    "print(json.dumps({{'before': before, 'eager': b.eager, 'finished': b.finished,\n"
+    "    'served': sorted(b.served), 'seen': {{n: seen(sys.modules[n]) for n in held}}}}))\n"
 ).format(modules=", ".join(PLAIN))
 
 
@@ -236,30 +239,35 @@ def test_a_served_run_loads_the_modules_before_they_are_imported_as_the_import_s
     [path] = bundles(where)
     second = run(python, where, ATTRIBUTES)
     third = run(python, where, ATTRIBUTES)
-    # Loaded by `install`, before any import named them: all but a package's own submodules.
-    packages = {n.rpartition(".")[0] for n in third["entries"]}
-    assert set(third["before"]) >= set(third["entries"]) - {
-        n for n in third["entries"] if n.rpartition(".")[0] in packages - {"abcd"}
-    }
-    assert set(PLAIN) & set(third["before"])
+    # Loaded by `install`, before any import named them: those loaded when the run settled, but a
+    # package's own submodules (its code imports them), in the order they finished loading.
+    eager = third["eager"]
+    assert set(PLAIN) <= set(eager)
+    assert sorted(third["before"]) == sorted(eager)
+    assert eager == [n for n in third["finished"] if n in eager]
+    # Not the module imported after the run settled: it is served when imported.
+    assert "abcd.shapes" not in eager
+    assert "abcd.shapes" not in third["before"]
+    assert "abcd.shapes" in third["served"]
     # Each with the attributes the import system gives it, its package's attribute included.
     assert third["seen"] == first["seen"]
     assert second["seen"] == first["seen"]
-    # The file lists them in the order they finished loading; once it does, it is not written again.
-    assert third["entries"] == third["finished"] == second["finished"]
+    # Once the file says the order they finish in, it is not written again.
     written = path.stat().st_mtime_ns
-    assert run(python, where, ATTRIBUTES)["entries"] == third["entries"]
+    assert run(python, where, ATTRIBUTES)["eager"] == eager
     assert path.stat().st_mtime_ns == written
 
 
 def test_a_module_that_raises_while_preloaded_raises_where_it_is_imported(tmp_path: Path) -> None:
     where = package_copy(tmp_path)
-    run(sys.executable, where, CODE)
+    run(sys.executable, where, ATTRIBUTES)
+    run(sys.executable, where, ATTRIBUTES)
     [path] = bundles(where)
-    entries = bundle._entries(path.read_bytes())
+    entries, eager = bundle._contents(path.read_bytes())
+    assert "abcd.recall.budget" in eager  # run ahead by `install`
     boom = marshal.dumps(compile("raise RuntimeError('boom')", "budget.py", "exec"))
     entries["abcd.recall.budget"] = (*entries["abcd.recall.budget"][:4], boom)
-    path.write_bytes(bundle.encode(entries))
+    path.write_bytes(bundle.encode(entries, eager))
     code = (
         f"import sys; sys.path.insert(0, {str(where)!r})\n"
         "from abcd import bundle\n"

@@ -225,10 +225,14 @@ def route(payload: Payload, stderr: TextIO) -> Outcome:
 
 
 def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
+    from abcd.bundle import settle
     from abcd.recall.budget import context_limit
     from abcd.recall.engine import recall
+    from abcd.recall.stemcache import StemCache
     from abcd.session.brackets import bracket_for
     from abcd.session.fill import current_fill
+
+    settle()  # every prompt loads these: the next ones have them run ahead (`abcd.bundle`)
 
     skipped: list[str] = []
     try:
@@ -253,8 +257,6 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     if limit.problem:
         _say(stderr, limit.problem)
     repo = find_repo(payload.cwd)
-    from abcd.recall.stemcache import StemCache
-
     # One set of caches for each checkout, and one for the prompts outside any (machine pages).
     stems = StemCache(home, repo.top if repo is not None else "") if home is not None else None
     outcome = recall(
