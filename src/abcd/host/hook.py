@@ -231,6 +231,7 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     from abcd.recall.stemcache import StemCache
     from abcd.session.brackets import bracket_for
     from abcd.session.fill import current_fill
+    from abcd.terminal import escaped  # noqa: F401 - every prompt's stderr line (`_say`) needs it
 
     settle()  # every prompt loads these: the next ones have them run ahead (`abcd.bundle`)
 
