@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import marshal
 import os
 import time
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 
 from abcd.host import hook
-from abcd.recall.stemcache import cache_rel
+from abcd.recall.stemcache import cache_rel, parsed_file
 from tests.conftest import Run
 
 from .conftest import Host, keys, page, project_notes, rules
@@ -176,8 +175,60 @@ def test_the_rules_words_are_kept_with_the_parsed_files_and_inject_the_same(
     host.start("s1")
     first = host.prompt("auth and signing keys", "s1", transcript_path=full)
     assert first["injected"] == ["AUTH"]
-    kept = marshal.loads((abcd_home / cache_rel(str(repo), "parsed")).read_bytes()[4:])
+    found = parsed_file((abcd_home / cache_rel(str(repo), "parsed")).read_bytes())
+    assert found is not None
+    kept = found[0]
     assert kept["words"]["auth"] == ("auth",) and kept["words"]["signing keys"] == ("sign", "key")
     host.start("s2")
     again = host.prompt("auth and signing keys", "s2", transcript_path=full)
     assert again["text"] == first["text"]
+
+
+def _kept_page(host: Host, repo: Path, abcd_home: Path, full: str) -> tuple[Path, str]:
+    """A page brought back once (so its parse is kept), its text as sent, and the parsed file."""
+    pages = repo / ".abcd" / "memory"
+    path = page(pages, "ref_auth_tokens.md", ["auth"], "Sign-in tokens", "Tokens rotate hourly.")
+    _age(path)
+    host.start("s1")
+    text = host.prompt("auth", "s1", transcript_path=full)["text"]
+    assert "Tokens rotate hourly." in text
+    return abcd_home / cache_rel(str(repo), "parsed"), text
+
+
+def test_a_kept_page_is_sent_whole_with_its_body_read_from_the_cache(
+    host: Host, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    full = transcript(tmp_path, FRESH)
+    cache, text = _kept_page(host, repo, abcd_home, full)
+    found = parsed_file(cache.read_bytes())
+    assert found is not None
+    stored, bodies = found
+    [(_, kept)] = [v for k, v in stored["files"].items() if k.endswith("ref_auth_tokens.md")]
+    assert type(kept[1]) is int  # the body set apart, in the second piece
+    assert b"Tokens rotate hourly." in bodies
+    host.start("s2")
+    assert host.prompt("auth", "s2", transcript_path=full)["text"] == text
+
+
+@pytest.mark.parametrize("how", ["flipped", "cut"])
+def test_a_kept_body_that_does_not_check_is_read_again_from_its_page(
+    host: Host, repo: Path, abcd_home: Path, tmp_path: Path, how: str
+) -> None:
+    full = transcript(tmp_path, FRESH)
+    cache, text = _kept_page(host, repo, abcd_home, full)
+    data = bytearray(cache.read_bytes())
+    at = data.index(b"Tokens rotate hourly.")  # in the bodies' piece, behind its own CRC-32
+    if how == "flipped":
+        data[at] ^= 0x20
+    else:
+        del data[at + 5 :]
+    cache.write_bytes(bytes(data))
+    host.start("s2")
+    again = host.prompt("auth", "s2", transcript_path=full)
+    assert again["text"] == text  # the same, read from the page itself
+    assert "recall cache:" in again["stderr"] or how == "cut"  # a cut file is not read at all
+    # And kept anew: the next prompt reads it from the cache again.
+    found = parsed_file(cache.read_bytes())
+    assert found is not None and b"Tokens rotate hourly." in found[1]
+    host.start("s3")
+    assert host.prompt("auth", "s3", transcript_path=full)["text"] == text

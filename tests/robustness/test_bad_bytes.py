@@ -334,6 +334,26 @@ def _reshaped(base: bytes, change: Callable[[dict[str, Any]], None]) -> bytes:
     return zlib.crc32(blob).to_bytes(4, "little") + blob
 
 
+def _parsed_reshaped(
+    change: Callable[[dict[str, Any]], None], bodies: bytes | None = None
+) -> Callable[[bytes], bytes]:
+    """The parsed file rewritten as a writer with the wrong shapes would (`change` to its first
+    piece, `bodies` in place of its second): each piece's CRC-32 made right."""
+    from abcd.recall import pieces
+    from abcd.recall.stemcache import _reach_header, parsed_file
+
+    def make(base: bytes) -> bytes:
+        found = parsed_file(base)
+        assert found is not None
+        stored, kept_bodies = found
+        change(stored)
+        return pieces.encode(
+            _reach_header(), [marshal.dumps(stored), kept_bodies if bodies is None else bodies]
+        )
+
+    return make
+
+
 def _every(part: str, value: object) -> Callable[[dict[str, Any]], None]:
     def change(stored: dict[str, Any]) -> None:
         stored[part] = {key: value for key in stored.get(part, {})} or {"x": value}
@@ -384,12 +404,17 @@ def _header(value: object) -> Callable[[bytes], bytes]:
 
 # Bytes that decode (marshal checks no shape) to something other than what was kept.
 RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
-    ("parsed-", lambda b: _reshaped(b, _files_kept_as(42))),
-    ("parsed-", lambda b: _reshaped(b, _files_kept_as(("title", 7)))),
-    ("parsed-", lambda b: _reshaped(b, _files_kept_as([("id", "title", "body", "recall", 7)]))),
-    ("parsed-", lambda b: _reshaped(b, _every("words", 7))),
-    ("parsed-", lambda b: _reshaped(b, _every("words", (1, 2)))),
-    ("parsed-", lambda b: _reshaped(b, lambda s: s.update(ids=("x", 1)))),
+    ("parsed-", _parsed_reshaped(_files_kept_as(42))),
+    ("parsed-", _parsed_reshaped(_files_kept_as(("title", 7)))),
+    ("parsed-", _parsed_reshaped(_files_kept_as([("id", "title", 0, ("w",), "", 7)]))),
+    ("parsed-", _parsed_reshaped(_every("words", 7))),
+    ("parsed-", _parsed_reshaped(_every("words", (1, 2)))),
+    ("parsed-", _parsed_reshaped(lambda s: s.update(ids=("x", 1)))),
+    # The bodies set apart: where they end lies, or their bytes are not text.
+    ("parsed-", _parsed_reshaped(lambda s: s.update(texts=(0, 10**9)))),
+    ("parsed-", _parsed_reshaped(lambda s: s.update(texts=(0, *s["texts"][2:], 0)))),
+    ("parsed-", _parsed_reshaped(lambda s: s.update(texts="many"))),
+    ("parsed-", _parsed_reshaped(lambda s: None, bodies=b"\xff" * 4096)),
     ("stems-", lambda b: _reshaped(b, _every("entries", 7))),
     ("stems-", lambda b: _reshaped(b, _every("entries", marshal.dumps([1, 2])))),
     ("reach-", _reach_kept_as(1, "many")),

@@ -228,7 +228,7 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     from abcd.bundle import settle
     from abcd.recall.budget import context_limit
     from abcd.recall.engine import recall
-    from abcd.recall.stemcache import StemCache
+    from abcd.recall.stemcache import CacheDamaged, StemCache
     from abcd.session.brackets import bracket_for
     from abcd.session.fill import current_fill
     from abcd.terminal import escaped  # noqa: F401 - every prompt's stderr line (`_say`) needs it
@@ -260,17 +260,31 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
     repo = find_repo(payload.cwd)
     # One set of caches for each checkout, and one for the prompts outside any (machine pages).
     stems = StemCache(home, repo.top if repo is not None else "") if home is not None else None
-    outcome = recall(
-        payload.prompt,
-        home=home,
-        repo=repo,
-        bracket=bracket_for(fill),
-        ledger=ledger,
-        stems=stems,
-        limit=limit.chars,
-    )
-    if stems is not None:
-        stems.save()
+
+    def recalled() -> Outcome:
+        return recall(
+            payload.prompt,
+            home=home,
+            repo=repo,
+            bracket=bracket_for(fill),
+            ledger=ledger,
+            stems=stems,
+            limit=limit.chars,
+        )
+
+    try:
+        try:
+            outcome = recalled()
+        except CacheDamaged as err:  # a kept body did not read back: every file parsed again
+            _say(stderr, f"recall cache: {err}; the files it kept are read again")
+            assert stems is not None  # only the cache raises it
+            stems.forget_files()
+            outcome = recalled()
+        if stems is not None:
+            stems.save()
+    finally:
+        if stems is not None:
+            stems.close()
     rules = outcome.rules
     active = {d.name for d in rules.domains if d.state == "active"} if rules is not None else set()
     active |= {c.match.domain.name for c in outcome.domains}

@@ -42,6 +42,7 @@ from abcd.trust.guarded import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Protocol, TypeGuard
 
     class ParsedFiles(Protocol):
@@ -50,6 +51,10 @@ if TYPE_CHECKING:
         def parsed(self, rel: str, st: os.stat_result) -> Any | None: ...
 
         def keep(self, rel: str, st: os.stat_result, read_ns: int, parsed: Any) -> None: ...
+
+        def apart(self, text: str) -> int: ...
+
+        def later(self, number: int) -> Callable[[], str]: ...
 
 
 # A page is a document a person keeps; bounded so that one stray file cannot fill the budget of a read.
@@ -83,8 +88,8 @@ class Item:
     """One note or page. `key` is the note id or `page:<file name>`."""
 
     __slots__ = (
+        "_body",
         "_signature",
-        "body",
         "key",
         "kind",
         "layer",
@@ -105,12 +110,13 @@ class Item:
         layer: str,
         name: str,
         title: str,
-        body: str,
+        body: str | Callable[[], str],
         recall: tuple[str, ...],
         root: str | None = None,
         recency: str = "",
         stem_key: str | None = None,
         origin: str = "agent",
+        signature: str | None = None,
     ) -> None:
         self.kind = kind
         self.origin = origin
@@ -118,7 +124,7 @@ class Item:
         self.name = name
         self.key = name if kind == "note" else f"page:{name}"
         self.title = title
-        self.body = body
+        self._body = body  # or, kept in the stem cache, what reads it when first asked for
         self.recall = recall
         self.root = root
         self.recency = recency
@@ -126,7 +132,16 @@ class Item:
         # Set when the item came from a file the cache matched by stat: it keys the item's stems
         # there as well as its signature would, without hashing its text.
         self.stem_key = stem_key
-        self._signature: str | None = None
+        self._signature = signature  # kept with a parsed file's items, else worked out when asked
+
+    @property
+    def body(self) -> str:
+        """The text; an item kept in the stem cache reads it when first asked for (`CacheDamaged`
+        when that does not check: `abcd.recall.stemcache`)."""
+        body = self._body
+        if not isinstance(body, str):
+            body = self._body = body()
+        return body
 
     @property
     def label(self) -> str:
@@ -183,18 +198,31 @@ def _str_list(value: object) -> tuple[str, ...] | None:
     return None
 
 
-def _note_fields(item: Item) -> tuple[str, str, str, tuple[str, ...], str]:
-    return item.name, item.title, item.body, item.recall, item.recency
+def _note_fields(item: Item, cache: ParsedFiles) -> tuple[Any, ...]:
+    """A project note as kept: its body set apart (read when asked for), its signature kept."""
+    body = cache.apart(item.body)
+    return item.name, item.title, body, item.recall, item.recency, item.signature()
+
+
+def _page_fields(item: Item, cache: ParsedFiles) -> tuple[Any, ...]:
+    """A page as kept: its body set apart (read when asked for), its signature kept."""
+    return item.title, cache.apart(item.body), item.recall, item.recency, item.signature()
 
 
 def _as_kept(value: object, size: int, recall_at: int) -> TypeGuard[tuple[Any, ...]]:
-    """Whether a parsed-cache entry has the shape it was kept in: `size` strings, the one at
-    `recall_at` a tuple of strings. A damaged cache reads as nothing kept, never as an error.
-    (`str.join` checks the strings in C: every prompt asks this of every kept file.)"""
-    if type(value) is not tuple or len(value) != size or type(value[recall_at]) is not tuple:
+    """Whether a parsed-cache entry has the shape it was kept in: `size` strings, but the one at
+    `recall_at` a tuple of strings and the body just before it the number it was set apart under.
+    A damaged cache reads as nothing kept, never as an error. (`str.join` checks the strings in
+    C: every prompt asks this of every kept file.)"""
+    if (
+        type(value) is not tuple
+        or len(value) != size
+        or type(value[recall_at]) is not tuple
+        or type(value[recall_at - 1]) is not int
+    ):
         return False
     try:
-        "".join(value[:recall_at] + value[recall_at + 1 :])
+        "".join(value[: recall_at - 1] + value[recall_at + 1 :])
         "".join(value[recall_at])
     except TypeError:
         return False
@@ -205,17 +233,18 @@ def _stem_key(rel: str, st: os.stat_result) -> str:
     return f"{rel}:{st.st_ino}:{st.st_ctime_ns}:{st.st_size}"
 
 
-def _project_note(fields: tuple[str, str, str, tuple[str, ...], str], stem_key: str) -> Item:
-    name, title, body, recall, recency = fields
+def _project_note(fields: tuple[Any, ...], stem_key: str, cache: ParsedFiles) -> Item:
+    name, title, body, recall, recency, signature = fields
     return Item(
         kind="note",
         layer="project",
         name=name,
         title=title,
-        body=body,
+        body=cache.later(body),
         recall=recall,
         recency=recency,
         stem_key=stem_key,
+        signature=signature,
     )
 
 
@@ -250,12 +279,14 @@ def read_project_notes(checkout: Checkout, cache: ParsedFiles | None = None) -> 
         st = _lstat(PROJECT_MEMORY, checkout.fd, VIEW_MAX_BYTES)
         if st is not None:
             parsed = cache.parsed(PROJECT_MEMORY_REL, st)
-            if type(parsed) is list and all(_as_kept(fields, 5, 3) for fields in parsed):
+            if type(parsed) is list and all(_as_kept(fields, 6, 3) for fields in parsed):
                 at = _stem_key(PROJECT_MEMORY_REL, st)
-                return [_project_note(fields, f"{at}:{n}") for n, fields in enumerate(parsed)]
+                return [
+                    _project_note(fields, f"{at}:{n}", cache) for n, fields in enumerate(parsed)
+                ]
     items = _parse_project_notes(checkout)
     if cache is not None and st is not None:
-        cache.keep(PROJECT_MEMORY_REL, st, read_ns, [_note_fields(i) for i in items])
+        cache.keep(PROJECT_MEMORY_REL, st, read_ns, [_note_fields(i, cache) for i in items])
     return items
 
 
@@ -475,18 +506,19 @@ def _scan_pages(
             read_ns = time.time_ns()
             st = _lstat(name, dfd, PAGE_MAX_BYTES, writable)  # else the read names what is wrong
             parsed = cache.parsed(prefix + name, st) if st is not None else None
-            if st is not None and _as_kept(parsed, 4, 2):
-                title, body, recall, recency = parsed
+            if st is not None and _as_kept(parsed, 5, 2):
+                title, body, recall, recency, signature = parsed
                 items.append(
                     Item(
                         kind="page",
                         layer=layer,
                         name=name,
                         title=title,
-                        body=body,
+                        body=cache.later(body),
                         recall=recall,
                         recency=recency,
                         stem_key=_stem_key(prefix + name, st),
+                        signature=signature,
                     )
                 )
                 continue
@@ -498,9 +530,7 @@ def _scan_pages(
             continue
         item = page_item(name, text, layer)
         if cache is not None and st is not None:
-            cache.keep(
-                prefix + name, st, read_ns, (item.title, item.body, item.recall, item.recency)
-            )
+            cache.keep(prefix + name, st, read_ns, _page_fields(item, cache))
         items.append(item)
     return items, problems
 

@@ -37,7 +37,12 @@ that a stale entry is never used:
   checkpoint and count and a digest of the ids, so a checkout's promoted ids
   are not looked up bucket by bucket on every prompt.
 
-Terms, parsed files and note numbers, needed by every prompt, are in `parsed-<digest>.marshal`;
+Terms, parsed files and note numbers, needed by every prompt, are in `parsed-<digest>.marshal`,
+a file of two checked pieces (`abcd.recall.pieces`): the first holds them with each page's and
+note's body set apart as a number, the second the bodies' text, read only when a prompt asks for a
+body (one rendered in full; a kept item's signature is kept with it), so a prompt reads the ~45 KB
+of recall words and titles of a 264 KB file. A body whose piece does not check raises
+`CacheDamaged`, and the hook recalls again without the parsed files;
 the reach's table, needed only by a prompt with something to rank, in
 `reach-<digest>.marshal`; the forwards, needed only to build a table, in
 `stems-<digest>.marshal`. The prompt hook,
@@ -72,13 +77,15 @@ if TYPE_CHECKING:
 
     from abcd.recall.index import Index
     from abcd.recall.items import Item
+    from abcd.recall.pieces import Reader
     from abcd.recall.terms import Term
     from abcd.trust.guarded import Home
 
-# 8: the reach's table a file of checked pieces, each shelf read when a prompt's stem is on it;
+# 9: the parsed files a file of two checked pieces, the bodies apart and read when one is asked
+# for; 8: the reach's table a file of checked pieces, each shelf read when a prompt's stem is on it;
 # 7: the reach's columns on 1,024 shelves; 6: the reach kept as a table of columns (5: a page's
 # recency from its frontmatter)
-FORMAT = 8
+FORMAT = 9
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024
 # A file modified this close to its read may change again within one timestamp tick (a coarse
@@ -134,7 +141,11 @@ class StemCache:
         self.files_used: dict[str, tuple[StatKey, Any]] = {}
         self.added = 0  # new stems
         self.added_parsed = 0  # new terms or files
-        stored = self._read(self.parsed_rel)
+        self._texts: Reader | None = None  # the parsed file, open for its bodies' piece
+        self._ends: tuple[int, ...] = (0,)  # where each body kept apart ends in that piece
+        self._blob: memoryview | None = None
+        self._apart: list[str] = []  # bodies this prompt set apart (numbered -1, -2, ...)
+        stored = self._read_parsed()
         self.terms: dict[str, Term | None] = stored.get("words", {})
         self.files: dict[str, tuple[StatKey, Any]] = stored.get("files", {})
         ids = stored.get("ids")
@@ -163,6 +174,74 @@ class StemCache:
         ):
             return stored
         return {}
+
+    def _read_parsed(self) -> dict[str, Any]:
+        """The parsed file's first piece when this interpreter and term rule wrote it (its reader
+        kept open for the bodies' piece), else nothing."""
+        if self.home is None:
+            return {}
+        reader = pieces.open_reader(self.home, self.parsed_rel, _reach_header(), 0, 2)
+        if reader is None:
+            return {}
+        try:
+            stored = marshal.loads(reader.piece(0) or b"")
+        except (ValueError, EOFError, TypeError):
+            stored = None
+        ends = stored.get("texts") if isinstance(stored, dict) else None
+        if (
+            type(ends) is not tuple
+            or not ends
+            or ends[0] != 0
+            or not all(type(end) is int for end in ends)
+            or not all(isinstance(v, dict) for k, v in stored.items() if k in _PARTS)
+        ):
+            reader.close()
+            return {}
+        self._texts, self._ends = reader, ends
+        kept: dict[str, Any] = stored
+        return kept
+
+    def apart(self, text: str) -> int:
+        """Set a body apart for the file this prompt writes: its number in a kept entry."""
+        self._apart.append(text)
+        return -len(self._apart)
+
+    def text(self, number: int) -> str:
+        """A body set apart, by its number in a kept entry; `CacheDamaged` when its piece does
+        not check, or the number or its bytes are not ones this tool wrote."""
+        if number < 0:
+            return self._apart[-number - 1]
+        if self._blob is None:
+            blob = self._texts.piece(1) if self._texts is not None else None
+            ends = self._ends
+            if (
+                blob is None
+                or ends[-1] != len(blob)
+                or not all(map(int.__le__, ends[:-1], ends[1:]))
+            ):
+                raise CacheDamaged(f"{self.parsed_rel}: the bodies' piece does not check")
+            self._blob = blob
+        ends = self._ends
+        try:
+            if not 0 <= number < len(ends) - 1:
+                raise ValueError(number)
+            return str(self._blob[ends[number] : ends[number + 1]], "utf-8", "surrogatepass")
+        except (ValueError, TypeError):
+            raise CacheDamaged(f"{self.parsed_rel}: body {number} is not one it holds") from None
+
+    def later(self, number: int) -> Callable[[], str]:
+        """A kept body, read when first asked for (`Item.body`)."""
+        return lambda: self.text(number)
+
+    def close(self) -> None:
+        """Give back the parsed file's descriptor (its bodies are read no more)."""
+        if self._texts is not None:
+            self._texts.close()
+            self._texts = None
+
+    def forget_files(self) -> None:
+        """Parse every file again (its kept bodies did not check); what is parsed is kept anew."""
+        self.files, self.files_used = {}, {}
 
     @property
     def entries(self) -> dict[str, bytes]:
@@ -304,13 +383,48 @@ class StemCache:
             if self._table is not None:
                 self._write_reach(self._table)
         if self.added_parsed:
-            # A prompt that looked no word up (the kill switch) keeps the words it did not look at.
-            parsed = {
-                "words": self.terms_used or self.terms,
-                "files": self.files_used,
-                "ids": self.ids_used or self.ids,
-            }
-            self._write(self.parsed_rel, parsed)
+            self._write_parsed()
+
+    def _write_parsed(self) -> None:
+        """The parsed file again: the files this prompt used, their bodies set apart anew."""
+        if self.home is None:
+            return
+        texts: list[str] = []
+        files: dict[str, tuple[StatKey, Any]] = {}
+        for rel, (key, parsed) in self.files_used.items():
+            try:
+                files[rel] = (key, self._renumbered(parsed, texts))
+            except CacheDamaged:
+                pass  # its body no longer reads: parsed again at the next prompt
+        blobs = [text.encode("utf-8", "surrogatepass") for text in texts]
+        ends = [0]
+        for blob in blobs:
+            ends.append(ends[-1] + len(blob))
+        # A prompt that looked no word up (the kill switch) keeps the words it did not look at.
+        stored = {
+            "words": self.terms_used or self.terms,
+            "files": files,
+            "ids": self.ids_used or self.ids,
+            "texts": tuple(ends),
+        }
+        data = pieces.encode(_reach_header(), [marshal.dumps(stored), b"".join(blobs)])
+        if len(data) > CACHE_MAX_BYTES:
+            return
+        try:
+            self.home.write_atomic(self.parsed_rel, data)
+        except (AbcdError, OSError):
+            pass  # a cache not written costs the next prompt some work, nothing else
+
+    def _renumbered(self, value: Any, texts: list[str]) -> Any:
+        """A kept entry with each body it sets apart (every number in it) numbered in `texts`."""
+        if type(value) is int:
+            texts.append(self.text(value))
+            return len(texts) - 1
+        if type(value) is tuple:
+            return tuple([self._renumbered(v, texts) for v in value])
+        if type(value) is list:
+            return [self._renumbered(v, texts) for v in value]
+        return value
 
     def _write_reach(self, table: KeptTable) -> None:
         """The reach's table as a file of checked pieces (`abcd.recall.pieces`): its digest, count,
@@ -431,8 +545,23 @@ class ReachTable:
 _INT = {int}
 
 
+def parsed_file(data: bytes) -> tuple[dict[str, Any], bytes] | None:
+    """A whole parsed file's first piece, decoded, and its bodies' bytes, when both check (what
+    a prompt reads piece by piece; for reading one whole, as the tests do)."""
+    found = pieces.decode(data, _reach_header(), 0, 2)
+    if found is None or found[1][0] is None or found[1][1] is None:
+        return None
+    stored = marshal.loads(found[1][0])
+    return (stored, bytes(found[1][1])) if isinstance(stored, dict) else None
+
+
+class CacheDamaged(Exception):
+    """A body kept apart in the parsed file that does not read back: recall again without it."""
+
+
 def _reach_header() -> tuple[int, str, str]:
-    """What a reach's file names before its own fields: the format, interpreter and term rule."""
+    """What a reach's (and the parsed) file names before its own fields: the format, interpreter
+    and term rule."""
     return (FORMAT, sys.implementation.cache_tag, TERM_RULE_VERSION)
 
 
