@@ -1,0 +1,60 @@
+"""The hook's benchmark and its breakdown run as docs/performance.md quotes them.
+
+They read the bundle's file and build homes through the real paths, so a change to either can
+leave them broken without any test of the product failing. These run each on a small home and
+check what it reports, never how fast: timings are not tests on a shared machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.installed import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+
+
+def tool(name: str, *args: str, home: Path) -> str:
+    env = dict(os.environ, ABCD_HOME=str(home / "unused"))  # each tool names its own home
+    out = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "tools" / name), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_the_breakdown_times_every_module_a_prompt_runs_ahead_in_a_home_the_benchmark_built(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "bench"
+    built = tool(
+        "bench_hook.py", "--crowd", "--notes", "300", "--runs", "1", "--only", "typical",
+        "--root", str(root), home=tmp_path,
+    )  # fmt: skip
+    assert "300 personal notes" in built
+    assert re.search(r"typical prompt \(recalled [1-9]\d* item", built), built
+
+    report = tool("hook_breakdown.py", str(root), "--runs", "1", home=tmp_path)
+
+    first = re.match(r"run-ahead: [\d.]+ ms for (\d+) modules, ([\d,]+) bytes", report)
+    assert first is not None, report
+    modules = int(first.group(1))
+    rows = [line.split() for line in report.splitlines() if line.startswith("  abcd.")]
+    assert len(rows) == modules > 20
+    assert {"abcd.recall.engine", "abcd.recall.terms", "abcd.host.hook"} <= {r[0] for r in rows}
+    assert sum(int(r[4].replace(",", "")) for r in rows) == int(first.group(2).replace(",", ""))
+    cold = re.search(r"never called by this prompt: ([\d,]+) bytes", report)
+    assert cold is not None and 0 < int(cold.group(1).replace(",", "")) < int(
+        first.group(2).replace(",", "")
+    )
