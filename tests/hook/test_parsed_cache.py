@@ -232,3 +232,43 @@ def test_a_kept_body_that_does_not_check_is_read_again_from_its_page(
     assert found is not None and b"Tokens rotate hourly." in found[1]
     host.start("s3")
     assert host.prompt("auth", "s3", transcript_path=full)["text"] == text
+
+
+def _reach_file(home: Path) -> tuple[int, int, bytes]:
+    """The one checkout's reach table as kept: its inode, modification time and bytes."""
+    (found,) = (home / "cache").glob("reach-*.marshal")
+    st = found.stat()
+    return st.st_ino, st.st_mtime_ns, found.read_bytes()
+
+
+@pytest.mark.parametrize("changed", ["page", "project notes"])
+def test_a_changed_file_is_ranked_under_the_key_the_next_prompts_find_it_by(
+    host: Host, repo: Path, abcd_home: Path, tmp_path: Path, changed: str
+) -> None:
+    # The prompt that parses a changed file keys its items as the prompts after it will, from
+    # the cache: one reach table built for the change, not one then and another at the next.
+    path = page(
+        repo / ".abcd" / "memory", "ref_auth_tokens.md", ["auth"], "Sign-in", "Tokens rotate."
+    )
+    note = {"id": "mem-2611010000001234", "title": "Auth", "body": "Only main.", "recall": ["auth"]}
+    project_notes(repo, note)
+    memory = repo / ".abcd" / "memory.json"
+    for each in (path, memory):
+        _age(each)
+    full = transcript(tmp_path, FRESH)  # room enough for the bodies
+    host.start("s1")
+    assert len(keys(host.prompt("auth", "s1", transcript_path=full))) == 2
+    if changed == "page":
+        path.write_text(path.read_text().replace("rotate", "expire"))
+        _age(path)
+    else:
+        project_notes(repo, dict(note, body="Only the release branch."))
+        _age(memory)
+    host.start("s2")
+    env = host.prompt("auth", "s2", transcript_path=full)
+    assert "expire" in env["text"] if changed == "page" else "release branch" in env["text"]
+    built = _reach_file(abcd_home)
+    for session in ("s3", "s4"):
+        host.start(session)
+        assert host.prompt("auth", session, transcript_path=full)["text"] == env["text"]
+        assert _reach_file(abcd_home) == built  # read, not built again

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
         def parsed(self, rel: str, st: os.stat_result) -> Any | None: ...
 
-        def keep(self, rel: str, st: os.stat_result, read_ns: int, parsed: Any) -> None: ...
+        def keep(self, rel: str, st: os.stat_result, read_ns: int, parsed: Any) -> bool: ...
 
         def apart(self, text: str) -> int: ...
 
@@ -129,8 +129,9 @@ class Item:
         self.root = root
         self.recency = recency
         self.scope_rank = WIDE if layer == "machine" else NARROW
-        # Set when the item came from a file the cache matched by stat: it keys the item's stems
-        # there as well as its signature would, without hashing its text.
+        # Set when the item came from a file the cache matched by stat, or was parsed from one the
+        # cache keeps: it keys the item's stems there as well as its signature would, without
+        # hashing its text, and the same at the prompt that parsed the file as at the ones after.
         self.stem_key = stem_key
         self._signature = signature  # kept with a parsed file's items, else worked out when asked
 
@@ -286,7 +287,11 @@ def read_project_notes(checkout: Checkout, cache: ParsedFiles | None = None) -> 
                 ]
     items = _parse_project_notes(checkout)
     if cache is not None and st is not None:
-        cache.keep(PROJECT_MEMORY_REL, st, read_ns, [_note_fields(i, cache) for i in items])
+        fields = [_note_fields(i, cache) for i in items]
+        if cache.keep(PROJECT_MEMORY_REL, st, read_ns, fields):
+            at = _stem_key(PROJECT_MEMORY_REL, st)
+            for n, item in enumerate(items):
+                item.stem_key = f"{at}:{n}"  # what the next prompt's kept notes are keyed by
     return items
 
 
@@ -530,7 +535,8 @@ def _scan_pages(
             continue
         item = page_item(name, text, layer)
         if cache is not None and st is not None:
-            cache.keep(prefix + name, st, read_ns, _page_fields(item, cache))
+            if cache.keep(prefix + name, st, read_ns, _page_fields(item, cache)):
+                item.stem_key = _stem_key(prefix + name, st)  # as the next prompt's kept page
         items.append(item)
     return items, problems
 

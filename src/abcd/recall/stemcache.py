@@ -366,11 +366,14 @@ class StemCache:
         self.files_used[rel] = kept
         return kept[1]
 
-    def keep(self, rel: str, st: os.stat_result, read_ns: int, parsed: Any) -> None:
-        """Remember what was parsed from `rel` (read at `read_ns`, with stat `st`), unless racy."""
+    def keep(self, rel: str, st: os.stat_result, read_ns: int, parsed: Any) -> bool:
+        """Remember what was parsed from `rel` (read at `read_ns`, with stat `st`), unless racy;
+        whether it was kept."""
         if st.st_mtime_ns + RACY_NS < read_ns:
             self.files_used[rel] = (_key(st), parsed)
             self.added_parsed += 1
+            return True
+        return False
 
     def save(self) -> None:
         """Write the part that had something new, with the entries this prompt used (never raises)."""
