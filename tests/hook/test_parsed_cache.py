@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import marshal
 import os
 import time
 from pathlib import Path
@@ -232,6 +233,35 @@ def test_a_kept_body_that_does_not_check_is_read_again_from_its_page(
     assert found is not None and b"Tokens rotate hourly." in found[1]
     host.start("s3")
     assert host.prompt("auth", "s3", transcript_path=full)["text"] == text
+
+
+def test_a_kept_body_number_below_zero_is_never_another_pages_body(
+    host: Host, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    # A prompt numbers the bodies it sets apart itself -1, -2, ...: a kept entry claiming one
+    # (a damaged or rewritten cache, its checks made right) would show another page's text.
+    from abcd.recall import pieces
+    from abcd.recall.stemcache import _reach_header
+
+    full = transcript(tmp_path, FRESH)
+    cache, _ = _kept_page(host, repo, abcd_home, full)
+    found = parsed_file(cache.read_bytes())
+    assert found is not None
+    stored, bodies = found
+    [rel] = [k for k in stored["files"] if k.endswith("ref_auth_tokens.md")]
+    key, kept = stored["files"][rel]
+    stored["files"][rel] = (key, (kept[0], -1, *kept[2:]))
+    cache.write_bytes(pieces.encode(_reach_header(), [marshal.dumps(stored), bodies]))
+    # A second page, new to the cache: this prompt parses it and sets its body apart as -1.
+    other = page(repo / ".abcd" / "memory", "ref_auth_keys.md", ["auth"], "Keys", "Keys expire.")
+    _age(other)
+    host.start("s2")
+    env = host.prompt("auth", "s2", transcript_path=full)
+    sections = env["text"].split("### ")
+    [tokens] = [s for s in sections if s.startswith("page:ref_auth_tokens.md")]
+    [keys_page] = [s for s in sections if s.startswith("page:ref_auth_keys.md")]
+    assert "Tokens rotate hourly." in tokens and "Keys expire." not in tokens
+    assert "Keys expire." in keys_page
 
 
 def _reach_file(home: Path) -> tuple[int, int, bytes]:

@@ -393,6 +393,24 @@ def _files_kept_as(value: object) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def _bodies_numbered(number: int) -> Callable[[dict[str, Any]], None]:
+    """Each kept page's and project note's body set apart under `number` instead of its own."""
+
+    def renumbered(entry: tuple[Any, ...], at: int) -> tuple[Any, ...]:
+        return (*entry[:at], number, *entry[at + 1 :])
+
+    def change(stored: dict[str, Any]) -> None:
+        files = stored["files"]
+        assert files, "the world's files are old enough to be kept"
+        for rel, (key, parsed) in files.items():
+            if type(parsed) is list:  # the project's notes: the body third
+                files[rel] = (key, [renumbered(fields, 2) for fields in parsed])
+            else:  # a page: the body second
+                files[rel] = (key, renumbered(parsed, 1))
+
+    return change
+
+
 def _header(value: object) -> Callable[[bytes], bytes]:
     def make(base: bytes) -> bytes:
         length = int.from_bytes(base[8:16], "little")
@@ -415,6 +433,9 @@ RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
     ("parsed-", _parsed_reshaped(lambda s: s.update(texts=(0, *s["texts"][2:], 0)))),
     ("parsed-", _parsed_reshaped(lambda s: s.update(texts="many"))),
     ("parsed-", _parsed_reshaped(lambda s: None, bodies=b"\xff" * 4096)),
+    # A body's number not one this tool wrote: past the end, or below zero (this prompt's own).
+    ("parsed-", _parsed_reshaped(_bodies_numbered(10**6))),
+    ("parsed-", _parsed_reshaped(_bodies_numbered(-1))),
     ("stems-", lambda b: _reshaped(b, _every("entries", 7))),
     ("stems-", lambda b: _reshaped(b, _every("entries", marshal.dumps([1, 2])))),
     ("reach-", _reach_kept_as(1, "many")),

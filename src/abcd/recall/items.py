@@ -212,14 +212,16 @@ def _page_fields(item: Item, cache: ParsedFiles) -> tuple[Any, ...]:
 
 def _as_kept(value: object, size: int, recall_at: int) -> TypeGuard[tuple[Any, ...]]:
     """Whether a parsed-cache entry has the shape it was kept in: `size` strings, but the one at
-    `recall_at` a tuple of strings and the body just before it the number it was set apart under.
-    A damaged cache reads as nothing kept, never as an error. (`str.join` checks the strings in
-    C: every prompt asks this of every kept file.)"""
+    `recall_at` a tuple of strings and the body just before it the number it was set apart under
+    (never below zero: those number the bodies this prompt sets apart itself). A damaged cache
+    reads as nothing kept, never as an error. (`str.join` checks the strings in C: every prompt
+    asks this of every kept file.)"""
     if (
         type(value) is not tuple
         or len(value) != size
         or type(value[recall_at]) is not tuple
         or type(value[recall_at - 1]) is not int
+        or value[recall_at - 1] < 0
     ):
         return False
     try:
