@@ -120,6 +120,7 @@ def test_journal_verify_json_says_intact_and_then_names_the_break(
         "head": None,
         "breaks": [],
         "differs": [],
+        "recall_cache_differs": [],
     }
     assert broken.code == 1
     report = json.loads(broken.out)

@@ -7,6 +7,7 @@ import json
 import marshal
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -302,3 +303,73 @@ def test_a_changed_file_is_ranked_under_the_key_the_next_prompts_find_it_by(
         host.start(session)
         assert host.prompt("auth", session, transcript_path=full)["text"] == env["text"]
         assert _reach_file(abcd_home) == built  # read, not built again
+
+
+def _forged(cache: Path, change: Callable[[dict[str, Any], bytes], bytes]) -> None:
+    """The parsed file rewritten as a program running as you could, with abcd's own formats:
+    `change` edits its first piece in place and gives the bodies' bytes; every check made right."""
+    from abcd.recall import pieces
+    from abcd.recall.stemcache import _reach_header
+
+    found = parsed_file(cache.read_bytes())
+    assert found is not None
+    stored, bodies = found
+    bodies = change(stored, bodies)
+    cache.write_bytes(pieces.encode(_reach_header(), [marshal.dumps(stored), bodies]))
+
+
+def test_verify_names_a_parsed_copy_that_holds_what_its_file_does_not(
+    abcd: Run, host: Host, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    full = transcript(tmp_path, FRESH)
+    cache, text = _kept_page(host, repo, abcd_home, full)
+    clean = abcd("journal", "verify", "--json", cwd=repo)
+    assert clean.code == 0, clean.err
+    assert json.loads(clean.out)["recall_cache_differs"] == []
+
+    # Same length, so only what the page is said to hold changes: the hook would send it.
+    _forged(cache, lambda _, bodies: bodies.replace(b"rotate hourly", b"expire weekly"))
+    host.start("s2")
+    assert "Tokens expire weekly." in host.prompt("auth", "s2", transcript_path=full)["text"]
+    said = abcd("journal", "verify", cwd=repo)
+    assert said.code == 1
+    assert ".abcd/memory/ref_auth_tokens.md other than the file does" in said.err
+    assert cache.name in said.err and "remove the copy named above" in said.err
+    report = json.loads(abcd("journal", "verify", "--json", cwd=repo).out)
+    assert report["intact"] is False and len(report["recall_cache_differs"]) == 1
+
+    # Removed, as it says: parsed again from the page, and verify is clean.
+    cache.unlink()
+    host.start("s3")
+    assert host.prompt("auth", "s3", transcript_path=full)["text"] == text
+    assert abcd("journal", "verify", cwd=repo).code == 0
+
+
+def test_verify_names_a_kept_recall_word_the_term_rule_does_not_give(
+    abcd: Run, host: Host, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    full = transcript(tmp_path, FRESH)
+    cache, _ = _kept_page(host, repo, abcd_home, full)
+
+    def misread(stored: dict[str, Any], bodies: bytes) -> bytes:
+        assert stored["words"]["auth"] == ("auth",)
+        stored["words"]["auth"] = ("deploy",)  # the page would come back on "deploy" instead
+        return bodies
+
+    _forged(cache, misread)
+    said = abcd("journal", "verify", cwd=repo)
+    assert said.code == 1
+    assert "holds the recall word 'auth' as ('deploy',)" in said.err
+
+
+def test_verify_from_a_checkout_the_hook_refuses_finds_no_copy_to_name(
+    abcd: Run, host: Host, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    full = transcript(tmp_path, FRESH)
+    _kept_page(host, repo, abcd_home, full)
+    (repo / ".abcd").chmod(0o777)  # writable by anyone: the hook reads nothing of it
+    host.start("s2")
+    assert "ref_auth_tokens.md" not in host.prompt("auth", "s2", transcript_path=full)["text"]
+    said = abcd("journal", "verify", "--json", cwd=repo)
+    assert said.code == 0, said.err
+    assert json.loads(said.out)["recall_cache_differs"] == []

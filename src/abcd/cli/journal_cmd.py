@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any
 
 import typer
@@ -19,6 +20,8 @@ from abcd.journal.verify import verify as verify_chain
 from abcd.journal.view import View
 from abcd.progress import Progress
 from abcd.recall.index import rebuild_index
+from abcd.recall.keptcheck import kept_differences
+from abcd.repo import find_repo
 from abcd.terminal import escaped
 from abcd.trust import Home
 
@@ -50,7 +53,8 @@ def _broken(brk: Break | JournalBroken) -> dict[str, Any]:
 @app.command()
 def verify(json: Json = False) -> None:
     """Walk the whole chain and re-fold it; exit 1 naming the first seq where it breaks, or
-    every note the view or the recall index holds other than the journal does.
+    every note the view or the recall index holds other than the journal does, or every file
+    whose copy the prompt hook keeps (this checkout's, the machine pages') holds other text.
 
     \b
     Example:
@@ -59,30 +63,44 @@ def verify(json: Json = False) -> None:
     home = Home.open()
     if home is None:
         if json:
-            emit_json({"intact": True, "events": 0, "segments": 0, "head": None, "breaks": []})
+            emit_json(
+                {
+                    "intact": True,
+                    "events": 0,
+                    "segments": 0,
+                    "head": None,
+                    "breaks": [],
+                    "differs": [],
+                    "recall_cache_differs": [],
+                }
+            )
         else:
             print("no journal yet: nothing to verify")
         return
+    repo = find_repo(os.getcwd())
     with home:
         bar = _progress(home, "verify")
         report = verify_chain(home, on_bytes=bar.advance)
         bar.close()
+        # The prompt hook's parsed copies of this checkout's files and of the machine's pages.
+        kept = kept_differences(home, repo.top if repo is not None else None)
     for line in report.notes:
         notice(line)
-    for line in report.differs:
+    for line in report.differs + kept:
         notice(line)
     if json:
         emit_json(
             {
-                "intact": not (report.breaks or report.differs),
+                "intact": not (report.breaks or report.differs or kept),
                 "events": report.events,
                 "segments": report.segments,
                 "head": report.head or None,
                 "breaks": [_broken(b) for b in report.breaks],
                 "differs": report.differs,
+                "recall_cache_differs": kept,
             }
         )
-        if report.breaks or report.differs:
+        if report.breaks or report.differs or kept:
             raise typer.Exit(1)
         return
     if report.breaks:
@@ -92,6 +110,12 @@ def verify(json: Json = False) -> None:
         raise AbcdError(
             f"the journal is intact ({report.events} event(s)) but a cache holds what it does "
             "not: `abcd journal rebuild` re-projects both from the journal"
+        )
+    if kept:
+        raise AbcdError(
+            f"the journal is intact ({report.events} event(s)) but the prompt hook's parsed copy "
+            "of a file holds what the file does not: remove the copy named above, and the next "
+            "prompt parses the file again"
         )
     print(
         f"journal intact: {report.events} event(s) in {report.segments} segment(s); "

@@ -232,6 +232,14 @@ def _as_kept(value: object, size: int, recall_at: int) -> TypeGuard[tuple[Any, .
     return True
 
 
+def usable_kept(parsed: object, rel: str) -> TypeGuard[list[Any] | tuple[Any, ...]]:
+    """Whether a prompt would take `parsed`, kept for the file `rel` (the project's notes or a
+    page), as it is: the notes' list of entries, or a page's entry (`_as_kept`)."""
+    if rel == PROJECT_MEMORY_REL:
+        return type(parsed) is list and all(_as_kept(fields, 6, 3) for fields in parsed)
+    return _as_kept(parsed, 5, 2)
+
+
 def _stem_key(rel: str, st: os.stat_result) -> str:
     return f"{rel}:{st.st_ino}:{st.st_ctime_ns}:{st.st_size}"
 
@@ -282,7 +290,7 @@ def read_project_notes(checkout: Checkout, cache: ParsedFiles | None = None) -> 
         st = _lstat(PROJECT_MEMORY, checkout.fd, VIEW_MAX_BYTES)
         if st is not None:
             parsed = cache.parsed(PROJECT_MEMORY_REL, st)
-            if type(parsed) is list and all(_as_kept(fields, 6, 3) for fields in parsed):
+            if usable_kept(parsed, PROJECT_MEMORY_REL):
                 at = _stem_key(PROJECT_MEMORY_REL, st)
                 return [
                     _project_note(fields, f"{at}:{n}", cache) for n, fields in enumerate(parsed)
@@ -513,7 +521,7 @@ def _scan_pages(
             read_ns = time.time_ns()
             st = _lstat(name, dfd, PAGE_MAX_BYTES, writable)  # else the read names what is wrong
             parsed = cache.parsed(prefix + name, st) if st is not None else None
-            if st is not None and _as_kept(parsed, 5, 2):
+            if st is not None and usable_kept(parsed, prefix + name):
                 title, body, recall, recency, signature = parsed
                 items.append(
                     Item(
@@ -536,9 +544,12 @@ def _scan_pages(
             problems.append(Problem("page", str(err)))
             continue
         item = page_item(name, text, layer)
-        if cache is not None and st is not None:
-            if cache.keep(prefix + name, st, read_ns, _page_fields(item, cache)):
-                item.stem_key = _stem_key(prefix + name, st)  # as the next prompt's kept page
+        if (
+            cache is not None
+            and st is not None
+            and cache.keep(prefix + name, st, read_ns, _page_fields(item, cache))
+        ):
+            item.stem_key = _stem_key(prefix + name, st)  # as the next prompt's kept page
         items.append(item)
     return items, problems
 

@@ -73,7 +73,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
     from collections.abc import Callable, Collection
-    from typing import Any
+    from typing import Any, TypeGuard
 
     from abcd.recall.index import Index
     from abcd.recall.items import Item
@@ -121,7 +121,8 @@ def cache_rel(top: str, part: str = "stems") -> str:
     return f"{CACHE_DIR}/{part}-{sha256_hex(top.encode('utf-8'))[:32]}.marshal"
 
 
-def _key(st: os.stat_result) -> StatKey:
+def stat_key(st: os.stat_result) -> StatKey:
+    """What a parsed file is kept under: its size, modification and change times, inode, device."""
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
@@ -313,13 +314,17 @@ class StemCache:
         if word in self.terms_used:
             return self.terms_used[word]
         kept = self.terms.get(word, False)
-        if kept is None or (type(kept) is tuple and _strings(kept)):
+        if _usable_term(kept):
             term = kept
         else:  # not kept, or kept damaged
             term = term_of(word)
             self.added_parsed += 1
         self.terms_used[word] = term
         return term
+
+    def usable_terms(self) -> dict[str, Term | None]:
+        """The kept terms a prompt would take as they are (not those kept damaged)."""
+        return {word: term for word, term in self.terms.items() if _usable_term(term)}
 
     def terms_of(self, words: set[str]) -> dict[str, Term | None]:
         """`term` of each word, in bulk: the kept terms are taken and checked a few C calls at a
@@ -361,7 +366,7 @@ class StemCache:
     def parsed(self, rel: str, st: os.stat_result) -> Any | None:
         """What was parsed from `rel` when it had this very stat, else `None`."""
         kept = self.files.get(rel)
-        if kept is None or kept[0] != _key(st):
+        if kept is None or kept[0] != stat_key(st):
             return None
         self.files_used[rel] = kept
         return kept[1]
@@ -370,7 +375,7 @@ class StemCache:
         """Remember what was parsed from `rel` (read at `read_ns`, with stat `st`), unless racy;
         whether it was kept."""
         if st.st_mtime_ns + RACY_NS < read_ns:
-            self.files_used[rel] = (_key(st), parsed)
+            self.files_used[rel] = (stat_key(st), parsed)
             self.added_parsed += 1
             return True
         return False
@@ -419,15 +424,13 @@ class StemCache:
             pass  # a cache not written costs the next prompt some work, nothing else
 
     def _renumbered(self, value: Any, texts: list[str]) -> Any:
-        """A kept entry with each body it sets apart (every number in it) numbered in `texts`."""
-        if type(value) is int:
-            texts.append(self.text(value))
+        """A kept entry with each body it sets apart numbered in `texts`."""
+
+        def numbered(number: int) -> int:
+            texts.append(self.text(number))
             return len(texts) - 1
-        if type(value) is tuple:
-            return tuple([self._renumbered(v, texts) for v in value])
-        if type(value) is list:
-            return [self._renumbered(v, texts) for v in value]
-        return value
+
+        return with_bodies(value, numbered)
 
     def _write_reach(self, table: KeptTable) -> None:
         """The reach's table as a file of checked pieces (`abcd.recall.pieces`): its digest, count,
@@ -548,6 +551,17 @@ class ReachTable:
 _INT = {int}
 
 
+def with_bodies(value: Any, body: Callable[[int], Any]) -> Any:
+    """A kept entry with each body set apart (every number in it) replaced by `body(number)`."""
+    if type(value) is int:
+        return body(value)
+    if type(value) is tuple:
+        return tuple([with_bodies(v, body) for v in value])
+    if type(value) is list:
+        return [with_bodies(v, body) for v in value]
+    return value
+
+
 def parsed_file(data: bytes) -> tuple[dict[str, Any], bytes] | None:
     """A whole parsed file's first piece, decoded, and its bodies' bytes, when both check (what
     a prompt reads piece by piece; for reading one whole, as the tests do)."""
@@ -585,6 +599,11 @@ def _decoded(blob: object) -> Forward | None:
     ):
         return forward
     return None
+
+
+def _usable_term(kept: object) -> TypeGuard[Term | None]:
+    """Whether a kept term has the shape one is kept in: none (no word), or a tuple of stems."""
+    return kept is None or (type(kept) is tuple and _strings(kept))
 
 
 def _strings(values: tuple[object, ...]) -> bool:
