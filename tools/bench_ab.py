@@ -28,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchlib import start_session
+
 ABCD = str(Path(sys.executable).parent / "abcd")
 
 
@@ -62,15 +64,7 @@ def main() -> int:
             env = dict(base, ABCD_HOME=str(root / "home"), PYTHONPATH=src)
             session = f"ab-{name}-{run}-{time.time_ns()}"
             cwd = str(root / "project")
-            start = {"session_id": session, "cwd": cwd, "source": "startup"}
-            subprocess.run(
-                [ABCD, "hook", "session-start"],
-                input=json.dumps(start),
-                text=True,
-                capture_output=True,
-                env=env,
-                check=True,
-            )
+            start_session(ABCD, session, cwd, env)
             prompt = args.prompt.replace("{new}", f"zq{run:x}{len(name):x}")
             payload = json.dumps({"session_id": session, "cwd": cwd, "prompt": prompt})
             took, used = timed([ABCD, "hook", "prompt-router"], payload, env)

@@ -19,10 +19,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchlib import start_session, timed
 
 ABCD = str(Path(sys.executable).parent / "abcd")
 PROMPT = "the test is flaky after the deploy: retry the release and check the veto timeout"
@@ -52,28 +53,12 @@ def main() -> int:
         os.utime(page, ns=(old, old))
         for place in range(args.prompts):
             session = f"bench-change-{os.getpid()}-{trial}-{place}"
-            start = {"session_id": session, "cwd": str(project), "source": "startup"}
-            subprocess.run(
-                [ABCD, "hook", "session-start"],
-                input=json.dumps(start),
-                text=True,
-                capture_output=True,
-                env=env,
-                cwd=project,
-                check=True,
-            )
+            start_session(ABCD, session, project, env)
             payload = {"session_id": session, "cwd": str(project), "prompt": PROMPT}
-            began = time.perf_counter()
-            subprocess.run(
-                [ABCD, "hook", "prompt-router"],
-                input=json.dumps(payload),
-                text=True,
-                capture_output=True,
-                env=env,
-                cwd=project,
-                check=True,
+            took = timed(
+                [ABCD, "hook", "prompt-router"], stdin=json.dumps(payload), env=env, cwd=project
             )
-            times[place].append(time.perf_counter() - began)
+            times[place].append(took)
     for place, spent in enumerate(times, start=1):
         print(
             f"prompt {place} after a page changed: median {statistics.median(spent) * 1000:.1f} ms "

@@ -37,7 +37,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from benchlib import one_commit_repo, timed
+from benchlib import one_commit_repo, start_session, timed
 
 PY = sys.executable
 ABCD = str(Path(PY).parent / "abcd")
@@ -301,15 +301,7 @@ def main() -> int:
         for run in range(args.runs + 3):
             session = f"bench-{label}-{run}"
             payload = json.dumps({"session_id": session, "cwd": str(repo), "prompt": prompt})
-            start = json.dumps({"session_id": session, "cwd": str(repo), "source": "startup"})
-            subprocess.run(
-                [ABCD, "hook", "session-start"],
-                input=start,
-                text=True,
-                env=env,
-                cwd=repo,
-                check=True,
-            )
+            start_session(ABCD, session, repo, env)
             b = timed([PY, "-I", "-c", "pass"], env=env, cwd=repo)
             o = timed([ABCD, "hook", "prompt-router"], stdin=payload, env=env, cwd=repo)
             if run >= 3:  # the first runs warm the page cache

@@ -1,10 +1,11 @@
-"""What the benchmarks in `tools/` share: a timed subprocess and a repository to run in.
+"""What the benchmarks in `tools/` share: a timed subprocess, a session started, a repository.
 
 Imported by the scripts beside it (they run with `tools/` first on `sys.path`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -18,6 +19,21 @@ def timed(
     start = time.perf_counter()
     subprocess.run(cmd, input=stdin, text=True, env=env, cwd=cwd, capture_output=True, check=True)
     return time.perf_counter() - start
+
+
+def start_session(abcd: str, session: str, project: Path | str, env: dict[str, str]) -> None:
+    """Run the session-start hook (`abcd` the console script) for `session` in `project`, untimed:
+    the prompt timed after it is the first of its session, as a hook sees one."""
+    start = {"session_id": session, "cwd": str(project), "source": "startup"}
+    subprocess.run(
+        [abcd, "hook", "session-start"],
+        input=json.dumps(start),
+        text=True,
+        capture_output=True,
+        env=env,
+        cwd=project,
+        check=True,
+    )
 
 
 def at_once(cmds: list[list[str]], *, env: dict[str, str] | None = None) -> float:

@@ -31,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchlib import start_session
+
 ABCD = str(Path(sys.executable).parent / "abcd")
 TYPICAL = "the test is flaky after the deploy: retry the release and check the veto timeout"
 
@@ -134,16 +136,7 @@ def main() -> int:
     runs = []
     for run in range(args.runs + 1):  # the first writes the bundle and the caches
         session = f"breakdown-{os.getpid()}-{run}"
-        start = {"session_id": session, "cwd": str(project), "source": "startup"}
-        subprocess.run(
-            [ABCD, "hook", "session-start"],
-            input=json.dumps(start),
-            text=True,
-            capture_output=True,
-            env=env,
-            cwd=project,
-            check=True,
-        )
+        start_session(ABCD, session, project, env)
         payload = {"session_id": session, "cwd": str(project), "prompt": args.prompt}
         done = subprocess.run(
             [sys.executable, "-c", CHILD],

@@ -241,18 +241,16 @@ def test_a_kept_body_number_below_zero_is_never_another_pages_body(
 ) -> None:
     # A prompt numbers the bodies it sets apart itself -1, -2, ...: a kept entry claiming one
     # (a damaged or rewritten cache, its checks made right) would show another page's text.
-    from abcd.recall import pieces
-    from abcd.recall.stemcache import _reach_header
-
     full = transcript(tmp_path, FRESH)
     cache, _ = _kept_page(host, repo, abcd_home, full)
-    found = parsed_file(cache.read_bytes())
-    assert found is not None
-    stored, bodies = found
-    [rel] = [k for k in stored["files"] if k.endswith("ref_auth_tokens.md")]
-    key, kept = stored["files"][rel]
-    stored["files"][rel] = (key, (kept[0], -1, *kept[2:]))
-    cache.write_bytes(pieces.encode(_reach_header(), [marshal.dumps(stored), bodies]))
+
+    def claiming_minus_one(stored: dict[str, Any], bodies: bytes) -> bytes:
+        [rel] = [k for k in stored["files"] if k.endswith("ref_auth_tokens.md")]
+        key, kept = stored["files"][rel]
+        stored["files"][rel] = (key, (kept[0], -1, *kept[2:]))
+        return bodies
+
+    _forged(cache, claiming_minus_one)
     # A second page, new to the cache: this prompt parses it and sets its body apart as -1.
     other = page(repo / ".abcd" / "memory", "ref_auth_keys.md", ["auth"], "Keys", "Keys expire.")
     _age(other)

@@ -415,13 +415,10 @@ class StemCache:
             "ids": self.ids_used or self.ids,
             "texts": tuple(ends),
         }
-        data = pieces.encode(_reach_header(), [marshal.dumps(stored), b"".join(blobs)])
-        if len(data) > CACHE_MAX_BYTES:
-            return
-        try:
-            self.home.write_atomic(self.parsed_rel, data)
-        except (AbcdError, OSError):
-            pass  # a cache not written costs the next prompt some work, nothing else
+        self._put(
+            self.parsed_rel,
+            pieces.encode(_reach_header(), [marshal.dumps(stored), b"".join(blobs)]),
+        )
 
     def _renumbered(self, value: Any, texts: list[str]) -> Any:
         """A kept entry with each body it sets apart numbered in `texts`."""
@@ -438,13 +435,9 @@ class StemCache:
         if self.home is None:
             return
         ident, n, total, lengths, packed = table
-        data = pieces.encode((*_reach_header(), ident, n, total, lengths), packed)
-        if len(data) > CACHE_MAX_BYTES:
-            return
-        try:
-            self.home.write_atomic(self.reach_rel, data)
-        except (AbcdError, OSError):
-            pass  # a cache not written costs the next prompt some work, nothing else
+        self._put(
+            self.reach_rel, pieces.encode((*_reach_header(), ident, n, total, lengths), packed)
+        )
 
     def _write(self, rel: str, parts: dict[str, Any]) -> None:
         if self.home is None:
@@ -456,12 +449,17 @@ class StemCache:
             **parts,
         }
         blob = marshal.dumps(stored)
-        if len(blob) + 4 > CACHE_MAX_BYTES:  # past the bound it would never be read back
+        self._put(rel, crc32(blob).to_bytes(4, "little") + blob)
+
+    def _put(self, rel: str, data: bytes) -> None:
+        """Write a cache file whole (atomically), unless past the bound it would never be read
+        back at; a cache not written costs the next prompt some work, nothing else."""
+        if self.home is None or len(data) > CACHE_MAX_BYTES:
             return
         try:
-            self.home.write_atomic(rel, crc32(blob).to_bytes(4, "little") + blob)
+            self.home.write_atomic(rel, data)
         except (AbcdError, OSError):
-            pass  # a cache not written costs the next prompt some work, nothing else
+            pass
 
 
 class ReachTable:
