@@ -371,3 +371,18 @@ def test_verify_from_a_checkout_the_hook_refuses_finds_no_copy_to_name(
     said = abcd("journal", "verify", "--json", cwd=repo)
     assert said.code == 0, said.err
     assert json.loads(said.out)["recall_cache_differs"] == []
+
+
+def test_verify_names_no_copy_the_hook_would_not_use(
+    abcd: Run, host: Host, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    # A body whose piece does not check is never sent (the hook parses the page again): nothing
+    # kept differs from what reaches the model, so verify has nothing to name.
+    full = transcript(tmp_path, FRESH)
+    cache, _ = _kept_page(host, repo, abcd_home, full)
+    data = bytearray(cache.read_bytes())
+    data[data.index(b"Tokens rotate hourly.")] ^= 0x20
+    cache.write_bytes(bytes(data))
+    said = abcd("journal", "verify", "--json", cwd=repo)
+    assert said.code == 0, said.err
+    assert json.loads(said.out)["recall_cache_differs"] == []

@@ -52,8 +52,11 @@ class _Parsing:
         found = self.kept.files.get(rel)
         if found is None or found[0] != stat_key(st):
             return False  # not kept, or kept for an earlier version: the hook parses it too
-        if usable_kept(found[1], rel) and self._texts(found[1]) != self._texts(parsed):
-            self.differs.append(rel)
+        try:
+            if usable_kept(found[1], rel) and self._texts(found[1]) != self._texts(parsed):
+                self.differs.append(rel)
+        except CacheDamaged:
+            pass  # a body that does not read back: the hook parses the file again, as here
         return False
 
     def apart(self, text: str) -> int:
@@ -99,10 +102,8 @@ def _differences(home: Home, top: str, kept: StemCache) -> list[str]:
         for read in readers:
             try:
                 read()
-            except (AbcdError, OSError, CacheDamaged):
-                # A file the hook refuses too (and so uses no copy of), or a copy that does not
-                # read back (the hook parses the file again): nothing kept is sent.
-                continue
+            except (AbcdError, OSError):
+                continue  # a file the hook refuses too, and so uses no copy of
     finally:
         if checkout is not None:
             checkout.close()
