@@ -386,3 +386,29 @@ def test_verify_names_no_copy_the_hook_would_not_use(
     said = abcd("journal", "verify", "--json", cwd=repo)
     assert said.code == 0, said.err
     assert json.loads(said.out)["recall_cache_differs"] == []
+
+
+def test_a_prompt_writes_its_caches_without_waiting_for_the_disk(
+    host: Host, repo: Path, abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every reader checks a cache and can do without it, so after a crash it costs a prompt some
+    # work at most: no prompt waits for the disk to keep one.
+    path = page(repo / ".abcd" / "memory", "ref_auth_tokens.md", ["auth"], "Tokens", "Rotate.")
+    _age(path)
+    host.start("s1")
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    payload = {"session_id": "s1", "cwd": str(repo), "prompt": "auth"}
+    out = io.StringIO()
+    hook.main(
+        ["prompt-router", "--json"], io.BytesIO(json.dumps(payload).encode()), out, io.StringIO()
+    )
+    assert keys(json.loads(out.getvalue())) == ["page:ref_auth_tokens.md"]
+    assert (abcd_home / cache_rel(str(repo), "parsed")).is_file()  # written by this prompt
+    assert synced == []

@@ -237,3 +237,25 @@ def test_a_symlinked_view_is_a_loud_error_naming_it_in_tilde_form(
     assert rebuilt.code == 0, rebuilt.err
     assert not view.is_symlink()
     assert abcd("memory", "list").code == 0
+
+
+@pytest.mark.parametrize("durable", [True, False])
+def test_a_whole_file_write_is_synced_unless_it_is_a_cache(
+    abcd_home: Path, monkeypatch: pytest.MonkeyPatch, durable: bool
+) -> None:
+    home = make_home(abcd_home)
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    try:
+        home.write_atomic("cache/probe.bin", b"whole", durable=durable)
+    finally:
+        home.close()
+    assert (abcd_home / "cache" / "probe.bin").read_bytes() == b"whole"
+    assert len(synced) == (2 if durable else 0)  # the file, then its folder
+    assert not [p for p in (abcd_home / "cache").iterdir() if p.name.endswith(".tmp")]

@@ -453,11 +453,13 @@ class StemCache:
 
     def _put(self, rel: str, data: bytes) -> None:
         """Write a cache file whole (atomically), unless past the bound it would never be read
-        back at; a cache not written costs the next prompt some work, nothing else."""
+        back at; a cache not written costs the next prompt some work, nothing else. Not synced
+        to the disk: after a crash it holds its old bytes or bytes that do not check, and either
+        way costs the next prompt some work, nothing else (docs/decisions.md)."""
         if self.home is None or len(data) > CACHE_MAX_BYTES:
             return
         try:
-            self.home.write_atomic(rel, data)
+            self.home.write_atomic(rel, data, durable=False)
         except (AbcdError, OSError):
             pass
 

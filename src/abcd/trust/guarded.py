@@ -33,8 +33,9 @@ def open_at(path: str, flags: int, mode: int = FILE_MODE, dir_fd: int | None = N
     return os.open(path, flags, mode, dir_fd=dir_fd)
 
 
-def create_synced(name: str, data: bytes, dir_fd: int) -> None:
-    """Create `name` in `dir_fd` (never over a file or through a link), write it whole, fsync it.
+def create_synced(name: str, data: bytes, dir_fd: int, *, durable: bool = True) -> None:
+    """Create `name` in `dir_fd` (never over a file or through a link), write it whole, fsync it
+    (unless not `durable`).
 
     `OSError` as the system raised it; the caller names the file.
     """
@@ -43,7 +44,8 @@ def create_synced(name: str, data: bytes, dir_fd: int) -> None:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
 
@@ -305,16 +307,21 @@ class Home(_Scope):
             raise
         return cls(text, fd)
 
-    def write_atomic(self, rel: str, data: bytes) -> None:
-        """Replace `rel` whole: temp file in the same folder, fsync, rename, fsync the folder."""
+    def write_atomic(self, rel: str, data: bytes, *, durable: bool = True) -> None:
+        """Replace `rel` whole: temp file in the same folder, fsync, rename, fsync the folder.
+
+        Not `durable` (a cache every reader checks and can do without): no fsync, so after a
+        crash the file may hold the old bytes or bytes that do not check, never a mix that does.
+        """
         folder, leaf = self._split(rel)
         with self.folder(folder, create=True) as dfd:
             assert dfd is not None  # create=True never yields None
             tmp = f".{leaf}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
             try:
-                create_synced(tmp, data, dfd)
+                create_synced(tmp, data, dfd, durable=durable)
                 os.rename(tmp, leaf, src_dir_fd=dfd, dst_dir_fd=dfd)
-                os.fsync(dfd)
+                if durable:
+                    os.fsync(dfd)
             except OSError as err:
                 try:
                     os.unlink(tmp, dir_fd=dfd)
