@@ -411,6 +411,16 @@ def _bodies_numbered(number: int) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def _zeroed(halves: int) -> Callable[[bytes], bytes]:
+    """The file's first `halves` halves (none or one), then zeros to its length."""
+
+    def make(base: bytes) -> bytes:
+        keep = len(base) // 2 * halves
+        return base[:keep] + bytes(len(base) - keep)
+
+    return make
+
+
 def _header(value: object) -> Callable[[bytes], bytes]:
     def make(base: bytes) -> bytes:
         length = int.from_bytes(base[8:16], "little")
@@ -446,6 +456,9 @@ RESHAPED: list[tuple[str, Callable[[bytes], bytes]]] = [
     ("reach-", _reach_kept_as(deploy=marshal.dumps([1, 2]))),
     ("reach-", _reach_kept_as(deploy=marshal.dumps({"deploy": 3}))),
     ("reach-", _reach_kept_as(deploy=marshal.dumps({"deploy": {0: "x"}}))),
+    # A crash after a cache's rename reached the disk and before all its data did (caches are
+    # not synced): zeros where the blocks were lost, the whole file or its second half.
+    *[(cache, _zeroed(half)) for cache in ("parsed-", "stems-", "reach-") for half in (0, 1)],
     ("memory.idx", _header([1, 2])),
     ("memory.idx", _header({"format": "x"})),
 ]
