@@ -131,9 +131,24 @@ def _primary_of(dot_git_file: str) -> str | None:
     return os.path.dirname(common_dir) if os.path.basename(common_dir) == ".git" else None
 
 
+def working_folder() -> str:
+    """The working folder, or `""` when it is gone (removed under the process): in no checkout."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return ""
+
+
 def find_repo(start: str | os.PathLike[str] | None = None) -> Repo | None:
-    """The checkout holding `start` (default: the working folder), or `None` outside one."""
-    folder = os.path.abspath(start if start is not None else os.getcwd())
+    """The checkout holding `start` (default: the working folder), or `None` outside one (a
+    working folder that is gone is in none)."""
+    start = start if start is not None else working_folder()
+    if not os.path.isabs(start):
+        cwd = working_folder()
+        if not cwd:
+            return None
+        start = os.path.join(cwd, start)
+    folder = os.path.normpath(start)
     while True:
         dot_git = os.path.join(folder, ".git")
         try:

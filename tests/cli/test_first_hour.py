@@ -240,3 +240,36 @@ def test_a_repository_no_note_was_written_from_says_so(
     listed = abcd("memory", "list", cwd=other)
 
     assert "no note was written from it on this machine)" in listed.out
+
+
+def _from_a_removed_folder(
+    where: Path, *args: str, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """`abcd ARGS` run from `where` after the folder was removed under it (a shell that had
+    `cd`'d into a build folder a clean then deleted)."""
+    where.mkdir()
+    script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
+    return subprocess.run(
+        ["sh", "-c", script, "sh", str(where), sys.executable, "-m", "abcd", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_removed_working_folder_is_in_no_checkout_and_nothing_fails_on_it(
+    abcd: Run, abcd_home: Path, tmp_path: Path
+) -> None:
+    note = add(abcd, "--recall", "lint", "--everywhere")
+    listed = _from_a_removed_folder(tmp_path / "gone1", "memory", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert note in listed.stdout
+    verified = _from_a_removed_folder(tmp_path / "gone2", "journal", "verify", "--json")
+    assert verified.returncode == 0, verified.stderr
+    assert json.loads(verified.stdout)["intact"] is True
+    # The hook given no `cwd`: the folder it was started in is gone, the home's notes come back.
+    payload = json.dumps({"session_id": "s1", "prompt": "lint before pushing"})
+    hooked = _from_a_removed_folder(tmp_path / "gone3", "hook", "prompt-router", stdin=payload)
+    assert hooked.returncode == 0 and "failed" not in hooked.stderr, hooked.stderr
+    assert note in hooked.stdout

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Annotated, Any
 
 import typer
@@ -77,7 +76,7 @@ def verify(json: Json = False) -> None:
         else:
             print("no journal yet: nothing to verify")
         return
-    repo = find_repo(os.getcwd())
+    repo = find_repo()
     with home:
         bar = _progress(home, "verify")
         report = verify_chain(home, on_bytes=bar.advance)

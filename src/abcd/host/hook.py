@@ -23,7 +23,7 @@ from abcd.errors import AbcdError
 from abcd.host.payload import read_object
 from abcd.host.payload import say as _say
 from abcd.recall.constants import BACKSTOP_EVERY_PROMPTS, PROMPT_SCAN_BYTES
-from abcd.repo import find_repo
+from abcd.repo import find_repo, working_folder
 from abcd.session.events import (
     DomainForgotten,
     DomainInjected,
@@ -98,7 +98,7 @@ class Payload:
 
         sid = text("session_id")
         self.session_id = sid if sid and is_session_id(sid) else None
-        self.cwd = _usable_path(text("cwd")) or os.getcwd()
+        self.cwd = _usable_path(text("cwd")) or working_folder()
         self.prompt = (text("prompt") or "")[: PROMPT_SCAN_BYTES * 4]
         self.transcript_path = text("transcript_path")
         self.source = text("source") or "unknown"
