@@ -85,3 +85,17 @@ def abcd() -> Run:
 
 
 BY = "Claude:claude-opus-4-8"
+
+
+@pytest.fixture
+def synced(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The descriptors this process asks `os.fsync` to sync from here on (each still synced)."""
+    calls: list[int] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        calls.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    return calls

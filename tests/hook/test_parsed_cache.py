@@ -197,6 +197,13 @@ def _kept_page(host: Host, repo: Path, abcd_home: Path, full: str) -> tuple[Path
     return abcd_home / cache_rel(str(repo), "parsed"), text
 
 
+def _body_flipped(cache: Path) -> None:
+    """One letter of the kept page's body flipped, in the bodies' piece behind its own CRC-32."""
+    data = bytearray(cache.read_bytes())
+    data[data.index(b"Tokens rotate hourly.")] ^= 0x20
+    cache.write_bytes(bytes(data))
+
+
 def test_a_kept_page_is_sent_whole_with_its_body_read_from_the_cache(
     host: Host, repo: Path, abcd_home: Path, tmp_path: Path
 ) -> None:
@@ -218,13 +225,11 @@ def test_a_kept_body_that_does_not_check_is_read_again_from_its_page(
 ) -> None:
     full = transcript(tmp_path, FRESH)
     cache, text = _kept_page(host, repo, abcd_home, full)
-    data = bytearray(cache.read_bytes())
-    at = data.index(b"Tokens rotate hourly.")  # in the bodies' piece, behind its own CRC-32
     if how == "flipped":
-        data[at] ^= 0x20
+        _body_flipped(cache)
     else:
-        del data[at + 5 :]
-    cache.write_bytes(bytes(data))
+        data = cache.read_bytes()
+        cache.write_bytes(data[: data.index(b"Tokens rotate hourly.") + 5])
     host.start("s2")
     again = host.prompt("auth", "s2", transcript_path=full)
     assert again["text"] == text  # the same, read from the page itself
@@ -380,30 +385,21 @@ def test_verify_names_no_copy_the_hook_would_not_use(
     # kept differs from what reaches the model, so verify has nothing to name.
     full = transcript(tmp_path, FRESH)
     cache, _ = _kept_page(host, repo, abcd_home, full)
-    data = bytearray(cache.read_bytes())
-    data[data.index(b"Tokens rotate hourly.")] ^= 0x20
-    cache.write_bytes(bytes(data))
+    _body_flipped(cache)
     said = abcd("journal", "verify", "--json", cwd=repo)
     assert said.code == 0, said.err
     assert json.loads(said.out)["recall_cache_differs"] == []
 
 
 def test_a_prompt_writes_its_caches_without_waiting_for_the_disk(
-    host: Host, repo: Path, abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+    host: Host, repo: Path, abcd_home: Path, synced: list[int]
 ) -> None:
     # Every reader checks a cache and can do without it, so after a crash it costs a prompt some
     # work at most: no prompt waits for the disk to keep one.
     path = page(repo / ".abcd" / "memory", "ref_auth_tokens.md", ["auth"], "Tokens", "Rotate.")
     _age(path)
     host.start("s1")
-    synced: list[int] = []
-    real_fsync = os.fsync
-
-    def recording_fsync(fd: int) -> None:
-        synced.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", recording_fsync)
+    synced.clear()  # what the session start synced
     payload = {"session_id": "s1", "cwd": str(repo), "prompt": "auth"}
     out = io.StringIO()
     hook.main(

@@ -241,17 +241,10 @@ def test_a_symlinked_view_is_a_loud_error_naming_it_in_tilde_form(
 
 @pytest.mark.parametrize("durable", [True, False])
 def test_a_whole_file_write_is_synced_unless_it_is_a_cache(
-    abcd_home: Path, monkeypatch: pytest.MonkeyPatch, durable: bool
+    abcd_home: Path, synced: list[int], durable: bool
 ) -> None:
     home = make_home(abcd_home)
-    synced: list[int] = []
-    real_fsync = os.fsync
-
-    def recording_fsync(fd: int) -> None:
-        synced.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", recording_fsync)
+    synced.clear()
     try:
         home.write_atomic("cache/probe.bin", b"whole", durable=durable)
     finally:
