@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -28,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import start_session
+from benchlib import as_installed, start_session
 
 ABCD = str(Path(sys.executable).parent / "abcd")
 
@@ -56,7 +55,7 @@ def main() -> int:
         name, _, rest = spec.partition("=")
         src, _, root = rest.partition(":")
         trees[name] = (src, Path(root))
-    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    base = as_installed()
     wall: dict[str, list[float]] = {name: [] for name in [*trees, "pass"]}
     cpu: dict[str, list[float]] = {name: [] for name in wall}
     for run in range(args.runs):

@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import start_session, timed
+from benchlib import as_installed, start_session, timed
 
 ABCD = str(Path(sys.executable).parent / "abcd")
 PROMPT = "the test is flaky after the deploy: retry the release and check the veto timeout"
@@ -38,8 +38,7 @@ def main() -> int:
     parser.add_argument("--prompts", type=int, default=4)
     args = parser.parse_args()
     home, project = args.root / "home", args.root / "project"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["ABCD_HOME"] = str(home)
+    env = as_installed(ABCD_HOME=str(home))
     if args.src:
         env["PYTHONPATH"] = args.src
     folder = project / ".abcd" / "memory"

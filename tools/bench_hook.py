@@ -37,7 +37,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from benchlib import one_commit_repo, start_session, timed
+from benchlib import as_installed, one_commit_repo, start_session, timed
 
 PY = sys.executable
 ABCD = str(Path(PY).parent / "abcd")
@@ -252,8 +252,7 @@ def main() -> int:
         [PY, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "src")],
         check=True,
     )
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["ABCD_HOME"] = str(home)
+    env = as_installed(ABCD_HOME=str(home))
     prompt_rng = random.Random(11)
     prompts = {
         # Topic words every note may carry: a prompt like this hits ~7% of all notes.

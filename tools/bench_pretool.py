@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -31,7 +30,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from benchlib import one_commit_repo, timed
+from benchlib import as_installed, one_commit_repo, timed
 
 PY = sys.executable
 ABCD = str(Path(PY).parent / "abcd")
@@ -63,8 +62,7 @@ def main() -> int:
         repo = Path(scratch) / "repo"
         repo.mkdir()
         one_commit_repo(repo)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["ABCD_HOME"] = str(Path(scratch) / "home")
+        env = as_installed(ABCD_HOME=str(Path(scratch) / "home"))
         captured = json.loads(CAPTURED.read_text())
         captured["cwd"] = str(repo)
         allow = json.dumps(captured)

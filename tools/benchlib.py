@@ -21,6 +21,14 @@ def timed(
     return time.perf_counter() - start
 
 
+def as_installed(**extra: str) -> dict[str, str]:
+    """This process's environment as a person's machine has it (bytecode written, so each lean
+    command's bundle is too), with `extra` set."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(extra)
+    return env
+
+
 def start_session(abcd: str, session: str, project: Path | str, env: dict[str, str]) -> None:
     """Run the session-start hook (`abcd` the console script) for `session` in `project`, untimed:
     the prompt timed after it is the first of its session, as a hook sees one."""

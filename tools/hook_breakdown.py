@@ -31,7 +31,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchlib import start_session
+from benchlib import as_installed, start_session
 
 ABCD = str(Path(sys.executable).parent / "abcd")
 TYPICAL = "the test is flaky after the deploy: retry the release and check the veto timeout"
@@ -131,8 +131,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     home, project = args.root / "home", args.root / "project"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["ABCD_HOME"] = str(home)
+    env = as_installed(ABCD_HOME=str(home))
     runs = []
     for run in range(args.runs + 1):  # the first writes the bundle and the caches
         session = f"breakdown-{os.getpid()}-{run}"
