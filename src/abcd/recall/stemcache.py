@@ -400,10 +400,11 @@ class StemCache:
         texts: list[str] = []
         files: dict[str, tuple[StatKey, Any]] = {}
         for rel, (key, parsed) in self.files_used.items():
+            mark = len(texts)
             try:
                 files[rel] = (key, self._renumbered(parsed, texts))
             except CacheDamaged:
-                pass  # its body no longer reads: parsed again at the next prompt
+                del texts[mark:]  # its bodies dropped with it: parsed again at the next prompt
         blobs = [text.encode("utf-8", "surrogatepass") for text in texts]
         ends = [0]
         for blob in blobs:
