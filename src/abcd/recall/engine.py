@@ -638,7 +638,7 @@ def _recall(
     wide, wide_notes, outcome.second = widen(
         prompt,
         [item for item in reach if item.key not in hit_keys],
-        (lambda item, _telling: table.forward(item)) if table is not None else forward_of,
+        table.forward_if if table is not None else forward_of,
         corpus.holding,
         corpus.n,
         corpus.avg_len,

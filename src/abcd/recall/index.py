@@ -395,6 +395,8 @@ class Index:
         self.layout: dict[str, Any] = header["layout"]
         self._tables: dict[str, memoryview] = {}
         self._ids: dict[int, dict[str, int]] = {}
+        self._postings: dict[int, Any] = {}  # by where they lie
+        self._lengths: memoryview | None = None
         self.fd = fd
 
     @classmethod
@@ -509,10 +511,18 @@ class Index:
         return {stem: entry for stem, entry in found.items() if entry[2]}
 
     def postings(self, where: Term) -> Any:
-        """A term's weighted counts by note number: a 16-bit `memoryview` when dense, else a dict."""
-        _, at, length, dense, _, _ = where
-        data = self._read((at, length))
-        return memoryview(data).cast("H") if dense else marshal.loads(data)
+        """A term's weighted counts by note number: a 16-bit `memoryview` when dense, else a dict.
+
+        Read once while the index is open (a recall asks for a term's postings to judge the second
+        tier and again to rank); the caller reads them and never changes them.
+        """
+        weights = self._postings.get(where[1])
+        if weights is None:
+            _, at, length, dense, _, _ = where
+            data = self._read((at, length))
+            weights = memoryview(data).cast("H") if dense else marshal.loads(data)
+            self._postings[at] = weights
+        return weights
 
     def impacts(self, where: Term) -> list[tuple[int, dict[int, int]]]:
         """A dense term's holders in groups by weighted count, each as a bitset (bit `i`: note
@@ -523,8 +533,10 @@ class Index:
         ]
 
     def lengths(self) -> memoryview:
-        """Every note's weighted length, by note number."""
-        return memoryview(self._read(self.layout["lengths"])).cast("I")
+        """Every note's weighted length, by note number (read once while the index is open)."""
+        if self._lengths is None:
+            self._lengths = memoryview(self._read(self.layout["lengths"])).cast("I")
+        return self._lengths
 
     def vocabulary(self) -> dict[str, int]:
         """Every stem's term number, held or not (for a writer extending it)."""

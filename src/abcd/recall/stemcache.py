@@ -474,7 +474,7 @@ class ReachTable:
     weighted count. Only the prompt's stems are decoded.
     """
 
-    __slots__ = ("at", "columns", "lengths", "n", "total")
+    __slots__ = ("_holders", "_telling", "at", "columns", "lengths", "n", "total")
 
     def __init__(
         self,
@@ -486,6 +486,8 @@ class ReachTable:
     ) -> None:
         self.at = {key: no for no, key in enumerate(order)}
         self.n, self.total, self.lengths, self.columns = n, total, lengths, columns
+        self._telling: frozenset[str] | None = None
+        self._holders: set[int] = set()
 
     @classmethod
     def of(
@@ -542,6 +544,18 @@ class ReachTable:
         second tier reads of an item in reach (issue 16)."""
         no = self.at[item.stem_key or item.signature()]
         return self.lengths[no], {stem: col[no] for stem, col in self.columns.items() if no in col}
+
+    def forward_if(self, item: Item, telling: frozenset[str]) -> Forward | None:
+        """`forward`, or `None` when the item holds none of `telling` (the second tier judges only
+        an item holding one): a set look-up for each item, the holders gathered once from the
+        telling stems' columns."""
+        if telling is not self._telling:
+            columns = self.columns
+            self._holders = set().union(*(columns[s].keys() for s in telling if s in columns))
+            self._telling = telling
+        if self.at[item.stem_key or item.signature()] not in self._holders:
+            return None
+        return self.forward(item)
 
     def held(self, terms: Collection[str]) -> dict[str, int]:
         """How many items in reach hold each of `terms` (each one of the prompt's stems)."""
