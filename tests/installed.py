@@ -76,3 +76,58 @@ def install(folder: Path, how: str, source: str) -> Path:
 def git_url(checkout: Path = REPO_ROOT) -> str:
     """The checkout as a git URL, as `pipx install git+https://...` would name a remote one."""
     return f"git+file://{checkout}"
+
+
+# The console scripts installers write for `abcd = abcd.entry:main`: pip 25.0 and later (and uv,
+# alike), pip before 25.0, whose script imports `re` before abcd's first line, and pipx's, whose
+# interpreter line carries `-E`.
+CONSOLE_SCRIPTS = {
+    "pip": (
+        "#!{python}\nimport sys\nfrom abcd.entry import main\nif __name__ == '__main__':\n"
+        "    sys.argv[0] = sys.argv[0].removesuffix('.exe')\n    sys.exit(main())\n"
+    ),
+    "pip<25": (
+        "#!{python}\n# -*- coding: utf-8 -*-\nimport re\nimport sys\nfrom abcd.entry import main\n"
+        "if __name__ == '__main__':\n"
+        "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+        "    sys.exit(main())\n"
+    ),
+    "pipx": (
+        "#!{python} -E\n# -*- coding: utf-8 -*-\nimport sys\nfrom abcd.entry import main\n"
+        'if __name__ == "__main__":\n    if sys.argv[0].endswith("-script.pyw"):\n'
+        "        sys.argv[0] = sys.argv[0][:-11]\n"
+        '    elif sys.argv[0].endswith(".exe"):\n        sys.argv[0] = sys.argv[0][:-4]\n'
+        "    sys.exit(main())\n"
+    ),
+}
+
+
+def site_packages(prefix: Path) -> Path:
+    """Where an environment at `prefix` made by this interpreter keeps its packages."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    return prefix / "lib" / version / "site-packages"
+
+
+def laid_out(prefix: Path, script: str = "pip", *, stemmer: bool = True) -> Path:
+    """abcd from this checkout as an installer lays it out, offline and in a second: a venv at
+    `prefix`, a copy of the package in its site-packages beside every package this environment
+    has (linked, abcd's own editable install left out; PyStemmer too unless `stemmer` is false),
+    and the console script `script` (`CONSOLE_SCRIPTS`). Its `abcd` script."""
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(prefix)], check=True, timeout=60
+    )
+    here = Path(next(p for p in sys.path if p.endswith("site-packages")))
+    there = site_packages(prefix)
+    for entry in here.iterdir():
+        if entry.name.startswith(("abcd", "__editable__")):
+            continue
+        if not stemmer and entry.name.startswith("Stemmer."):
+            continue
+        (there / entry.name).symlink_to(entry)
+    shutil.copytree(
+        REPO_ROOT / "src" / "abcd", there / "abcd", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    console = prefix / "bin" / "abcd"
+    console.write_text(CONSOLE_SCRIPTS[script].format(python=prefix / "bin" / "python"))
+    console.chmod(0o755)
+    return console

@@ -58,3 +58,24 @@ def test_the_breakdown_times_every_module_a_prompt_runs_ahead_in_a_home_the_benc
     assert cold is not None and 0 < int(cold.group(1).replace(",", "")) < int(
         first.group(2).replace(",", "")
     )
+
+
+def test_the_launcher_benchmark_times_each_install_layout_three_ways_as_the_host_runs_them(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "bench"
+    tool(
+        "bench_hook.py", "--crowd", "--notes", "300", "--runs", "1", "--only", "none",
+        "--root", str(root), home=tmp_path,
+    )  # fmt: skip
+    before = tmp_path / "abcd-hook-before"
+    before.write_text((REPO_ROOT / "src" / "abcd" / "plugin" / "hooks" / "abcd-hook").read_text())
+
+    report = tool(
+        "bench_launcher.py", str(root), "--runs", "1", "--before", str(before), home=tmp_path
+    )
+
+    rows = re.findall(r"^  (.+?) +median +[\d.]+ ms +[\d.]+x$", report, re.MULTILINE)
+    ways = ["console script", "launcher", "its python alone", "launcher before"]
+    expected = [f"{form:7s} {way}" for form in ("pip", "pip<25", "pipx") for way in ways]
+    assert rows == [*expected, "pass"], report

@@ -44,6 +44,15 @@ def the_hooks_find(script: Path, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""
     assert (tmp_path / "abcd-home").is_dir(), "the hook ran and made its home"
+    # The tool's own environment: the launcher runs its Python directly, without `site`.
+    traced = run(
+        ["sh", "-x", str(plugin / "hooks" / "abcd-hook"), "prompt-router"], stdin=payload, env=env
+    )
+    assert traced.returncode == 0, traced.stderr
+    assert " -S -P -c " in traced.stderr
+    assert (
+        traced.stdout == run([str(script), "hook", "prompt-router"], stdin=payload, env=env).stdout
+    )
 
 
 @pytest.mark.parametrize("how", ["pipx", "uv"])

@@ -1,0 +1,198 @@
+"""The hook launcher in an install: the environment's own Python, started without `site`.
+
+Each test lays abcd out as an installer does (tests/installed.py: a venv, the
+package in its site-packages, a console script) and runs the plugin's
+`abcd-hook` as the host does, `sh <plugin>/hooks/abcd-hook HOOK`, with a PATH
+holding no `abcd`. `sh -x` shows which way it started abcd.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.installed import BARE_PATH, REPO_ROOT, laid_out, site_packages
+
+FAST = " -S -P -c "  # in the launcher's trace: the environment's Python, run directly
+
+
+Hook = Callable[[str, dict[str, str]], subprocess.CompletedProcess[str]]
+
+
+def _run(argv: list[str], payload: dict[str, str], home: Path, cwd: Path) -> Any:
+    return subprocess.run(
+        argv,
+        input=json.dumps(payload),
+        env={"PATH": BARE_PATH, "HOME": str(home.parent), "ABCD_HOME": str(home)},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def through_the_launcher(prefix: Path, home: Path, cwd: Path) -> Hook:
+    """A hook run as the host runs it: `sh <plugin>/hooks/abcd-hook HOOK` (traced)."""
+    launcher = site_packages(prefix) / "abcd" / "plugin" / "hooks" / "abcd-hook"
+    return lambda hook, payload: _run(["sh", "-x", str(launcher), hook], payload, home, cwd)
+
+
+def through_the_console_script(script: Path, home: Path, cwd: Path) -> Hook:
+    return lambda hook, payload: _run([str(script), "hook", hook], payload, home, cwd)
+
+
+def a_note(script: Path, home: Path) -> None:
+    """One note in `home`, recalled by "flaky", written through the install's own CLI."""
+    home.parent.mkdir(parents=True, exist_ok=True)
+    added = subprocess.run(
+        [
+            str(script),
+            "memory",
+            "add",
+            "--title",
+            "Run the flaky suite with --retries 3",
+            "--recall",
+            "flaky",
+            "--recall",
+            "retries",
+            "--by",
+            "person",
+            "--everywhere",
+        ],
+        input="The suite has two tests that fail one run in ten.",
+        env={"PATH": BARE_PATH, "HOME": str(home.parent), "ABCD_HOME": str(home)},
+        cwd=home.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert added.returncode == 0, added.stderr
+
+
+def recalled(hook: Hook, cwd: Path, session: str) -> subprocess.CompletedProcess[str]:
+    """A session started and one prompt in it, the prompt's run."""
+    start = {"session_id": session, "cwd": str(cwd), "source": "startup"}
+    started = hook("session-start", start)
+    assert started.returncode == 0, started.stderr
+    return hook(
+        "prompt-router",
+        {"session_id": session, "cwd": str(cwd), "prompt": "the suite is flaky again"},
+    )
+
+
+@pytest.mark.parametrize("script", ["pip", "pip<25", "pipx"])
+def test_an_installed_launcher_runs_the_environments_python_and_recalls_what_the_console_script_does(
+    tmp_path: Path, script: str
+) -> None:
+    prefix, home, project = tmp_path / "venv", tmp_path / "h" / "abcd-home", tmp_path / "project"
+    project.mkdir()
+    abcd = laid_out(prefix, script)
+    a_note(abcd, home)
+
+    fast = recalled(through_the_launcher(prefix, home, project), project, "s-fast")
+    slow = recalled(through_the_console_script(abcd, home, project), project, "s-console")
+
+    assert fast.returncode == 0, fast.stderr
+    assert FAST in fast.stderr, "the launcher ran the environment's Python directly"
+    assert "Run the flaky suite" in fast.stdout
+    assert fast.stdout == slow.stdout
+    # The hook's own report on stderr is the same (`sh -x` adds its trace around it).
+    said = [line for line in fast.stderr.splitlines() if line.startswith("abcd")]
+    assert said == slow.stderr.splitlines()
+
+
+def test_without_pystemmer_beside_abcd_the_launcher_runs_the_console_script(
+    tmp_path: Path,
+) -> None:
+    prefix, home = tmp_path / "venv", tmp_path / "h" / "abcd-home"
+    abcd = laid_out(prefix, stemmer=False)
+    abcd.write_text(f"#!{prefix}/bin/python\nimport sys\nprint('console script:', *sys.argv[1:])\n")
+
+    out = through_the_launcher(prefix, home, tmp_path)("pre-compact", {})
+
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "console script: hook pre-compact\n"
+    assert FAST not in out.stderr
+
+
+@pytest.mark.parametrize(
+    "first_lines",
+    [
+        "#!/bin/sh\n",  # not a Python
+        "#!{prefix}/bin/python -X importtime\n",  # flags the launcher does not pass on
+        "#!{prefix}/bin/python -Wignore\n",  # a flag with a value
+        "#!{prefix}/bin/python --\n",
+        "#!/bin/sh\n'''exec' '{prefix}/bin/python' \"$0\" \"$@\"\n' '''\n",  # pip's form for long paths
+    ],
+)
+def test_a_console_script_the_launcher_cannot_read_as_the_environments_python_is_run_as_it_is(
+    tmp_path: Path, first_lines: str
+) -> None:
+    prefix, home = tmp_path / "venv", tmp_path / "h" / "abcd-home"
+    abcd = laid_out(prefix)
+    head = first_lines.format(prefix=prefix)
+    if head == "#!/bin/sh\n":
+        body = 'echo "console script: $*"\n'
+    else:
+        body = "import sys\nprint('console script:', *sys.argv[1:])\n"
+    abcd.write_text(head + body)
+
+    out = through_the_launcher(prefix, home, tmp_path)("pre-compact", {})
+
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "console script: hook pre-compact\n"
+    assert FAST not in out.stderr
+
+
+def test_a_project_holding_modules_named_like_the_hooks_own_runs_none_of_them(
+    tmp_path: Path,
+) -> None:
+    """The working folder is the person's project: nothing in it is imported (`-P`)."""
+    prefix, home, project = tmp_path / "venv", tmp_path / "h" / "abcd-home", tmp_path / "project"
+    abcd = laid_out(prefix)
+    a_note(abcd, home)
+    marker = tmp_path / "imported-from-the-project"
+    planted = f"open({str(marker)!r}, 'a').write(__name__ + '\\n')\n"
+    for name in ("Stemmer.py", "site.py", "marshal.py", "abcd/__init__.py", "abcd/entry.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(planted)
+
+    out = recalled(through_the_launcher(prefix, home, project), project, "s-planted")
+
+    assert out.returncode == 0, out.stderr
+    assert FAST in out.stderr
+    assert "Run the flaky suite" in out.stdout
+    assert not marker.exists(), marker.read_text()
+
+
+def test_abcd_reached_only_through_the_paths_site_adds_is_found_all_the_same(
+    tmp_path: Path,
+) -> None:
+    """A site-packages holding the plugin folder but abcd's code only through a `.pth` file (the
+    launcher's `import` fails without `site`): it reads the paths `site` gives and runs the hook."""
+    prefix, home, project = tmp_path / "venv", tmp_path / "h" / "abcd-home", tmp_path / "project"
+    project.mkdir()
+    abcd = laid_out(prefix)
+    a_note(abcd, home)
+    packages = site_packages(prefix)
+    plugin = tmp_path / "plugin"
+    shutil.move(packages / "abcd" / "plugin", plugin)
+    shutil.rmtree(packages / "abcd")
+    (packages / "abcd").mkdir()
+    shutil.move(plugin, packages / "abcd" / "plugin")
+    (packages / "abcd-code.pth").write_text(f"{REPO_ROOT / 'src'}\n")
+
+    out = recalled(through_the_launcher(prefix, home, project), project, "s-pth")
+
+    assert out.returncode == 0, out.stderr
+    assert FAST in out.stderr
+    assert "Traceback" not in out.stderr
+    assert "Run the flaky suite" in out.stdout

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""The prompt hook as the host starts it, through the plugin's launcher, in an installed abcd.
+
+    .venv/bin/python tools/bench_launcher.py ROOT [--runs 30] [--prompt TEXT] [--before FILE]
+
+`ROOT` is a home `tools/bench_hook.py --crowd --root ROOT` built (`ROOT/home`,
+`ROOT/project`). This lays abcd out as an installer does, once for each
+console script installers write (`tests/installed.py`: pip 25.0 and later,
+pip before 25.0, pipx), each a venv of its own with this checkout's code, and
+times, alternating, each layout's
+
+- `console script`: `<prefix>/bin/abcd hook prompt-router`, what
+  `tools/bench_hook.py` times;
+- `launcher`: `sh <plugin>/hooks/abcd-hook prompt-router`, the command the
+  host runs (`hooks.json`);
+- `its python alone`: what the launcher runs, without `sh` around it (the
+  figure to set beside `console script`);
+- `launcher before` (with `--before FILE`): the same with `FILE` as the
+  launcher, for example an earlier one
+  (`git show REV:src/abcd/plugin/hooks/abcd-hook > FILE`);
+
+and `python -I -c pass`. Each run starts a new session first (untimed), so
+each prompt is the first of its session. Prints each one's median and its
+ratio to `pass`'s. Bytecode writing is allowed, as on a person's machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from benchlib import as_installed, start_session, timed
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.installed import CONSOLE_SCRIPTS, laid_out, site_packages
+
+TYPICAL = "the test is flaky after the deploy: retry the release and check the veto timeout"
+
+
+def python_of(script: str) -> list[str]:
+    """The interpreter (and its one word of flags) a console script's first line names."""
+    return Path(script).read_text().splitlines()[0].removeprefix("#!").split()
+
+
+def launched(launcher: Path) -> list[str]:
+    """What the launcher passes that interpreter before the site-packages folder: its flags and
+    its `-c` program, read from the launcher itself."""
+    found = re.search(r"-S -P -c '(.*?)' \"\$packages\"", launcher.read_text(), re.DOTALL)
+    if found is None:
+        raise SystemExit(f"{launcher} runs no Python directly")
+    return ["-S", "-P", "-c", found.group(1)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--prompt", default=TYPICAL)
+    parser.add_argument("--before", type=Path, help="an earlier launcher to time beside this one")
+    args = parser.parse_args()
+    home, project = args.root / "home", args.root / "project"
+    env = as_installed(ABCD_HOME=str(home))
+    work = Path(tempfile.mkdtemp(prefix="bench-launcher-"))
+    try:
+        commands: dict[str, list[str]] = {}
+        scripts: dict[str, str] = {}
+        for form in CONSOLE_SCRIPTS:
+            prefix = work / form.replace("<", "-before-")
+            script = str(laid_out(prefix, form))
+            hooks = site_packages(prefix) / "abcd" / "plugin" / "hooks"
+            commands[f"{form:7s} console script"] = [script, "hook", "prompt-router"]
+            commands[f"{form:7s} launcher"] = ["sh", str(hooks / "abcd-hook"), "prompt-router"]
+            commands[f"{form:7s} its python alone"] = [
+                *python_of(script),
+                *launched(hooks / "abcd-hook"),
+                str(site_packages(prefix)),
+                "hook",
+                "prompt-router",
+            ]
+            if args.before is not None:
+                shutil.copy(args.before, hooks / "abcd-hook-before")
+                before = ["sh", str(hooks / "abcd-hook-before"), "prompt-router"]
+                commands[f"{form:7s} launcher before"] = before
+            for name in commands:
+                scripts.setdefault(name, script)
+        times: dict[str, list[float]] = {name: [] for name in [*commands, "pass"]}
+        for run in range(args.runs + 2):  # the first two write each layout's bundle and caches
+            for name, argv in commands.items():
+                session = f"launcher-{run}-{len(times['pass'])}-{os.getpid()}-{list(commands).index(name)}"
+                start_session(scripts[name], session, project, env)
+                payload = json.dumps(
+                    {"session_id": session, "cwd": str(project), "prompt": args.prompt}
+                )
+                spent = timed(argv, stdin=payload, env=env, cwd=project)
+                if run >= 2:
+                    times[name].append(spent)
+            spent = timed([sys.executable, "-I", "-c", "pass"], env=env)
+            if run >= 2:
+                times["pass"].append(spent)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    base = statistics.median(times["pass"])
+    print(f"prompt: {args.prompt!r}; {args.runs} runs each, each the first prompt of its session")
+    for name, runs in times.items():
+        median = statistics.median(runs)
+        print(f"  {name:30s} median {median * 1000:6.2f} ms  {median / base:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
