@@ -32,7 +32,7 @@ def tool(name: str) -> str:
     return found
 
 
-def _env(folder: Path, how: str) -> dict[str, str]:
+def _env(folder: Path, how: str, python: str | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIPX_", "UV_", "VIRTUAL_"))}
     env["PATH"] = BARE_PATH
     if how == "pipx":
@@ -47,20 +47,21 @@ def _env(folder: Path, how: str) -> dict[str, str]:
             UV_TOOL_BIN_DIR=str(folder / "bin"),
             UV_CACHE_DIR=str(folder / "uv-cache"),
             UV_PYTHON_DOWNLOADS="never",  # only a Python already on this machine
-            UV_PYTHON=sys.executable,
+            UV_PYTHON=python or sys.executable,
         )
     return env
 
 
-def install(folder: Path, how: str, source: str) -> Path:
-    """Install abcd from `source` with `how` ("pipx" or "uv") into `folder`; its `abcd` script."""
+def install(folder: Path, how: str, source: str, python: str | None = None) -> Path:
+    """Install abcd from `source` with `how` ("pipx" or "uv") into `folder`; its `abcd` script.
+    `python`: the interpreter uv makes the tool's environment with (this one by default)."""
     argv = {
         "pipx": [tool("pipx"), "install", source],
         "uv": [tool("uv"), "tool", "install", source],
     }[how]
     proc = subprocess.run(
         argv,
-        env=_env(folder, how),
+        env=_env(folder, how, python),
         capture_output=True,
         text=True,
         timeout=INSTALL_TIMEOUT,

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import abcd
+from tests.fresh import interpreter
 from tests.installed import BARE_PATH, REPO_ROOT, git_url, install
 
 pytestmark = pytest.mark.slow
@@ -72,4 +73,17 @@ def test_installing_from_a_git_url_gives_the_same(tmp_path: Path) -> None:
     script = install(tmp_path / "tools", "uv", git_url())
 
     assert run([str(script), "--version"]).stdout == f"abcd {abcd.__version__}\n"
+    the_hooks_find(script, tmp_path)
+
+
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+def test_a_uv_install_on_every_supported_python_gives_the_same(
+    version: str, tmp_path: Path
+) -> None:
+    """The launcher starts the tool environment's own Python (`-S -P`): on each Python abcd
+    supports, where one is installed here."""
+    script = install(tmp_path / "tools", "uv", str(REPO_ROOT), python=interpreter(version))
+
+    assert run([str(script), "--version"]).stdout == f"abcd {abcd.__version__}\n"
+    assert f"python{version}" in str(Path(run([str(script), "plugin", "path"]).stdout))
     the_hooks_find(script, tmp_path)
