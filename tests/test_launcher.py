@@ -196,3 +196,19 @@ def test_abcd_reached_only_through_the_paths_site_adds_is_found_all_the_same(
     assert FAST in out.stderr
     assert "Traceback" not in out.stderr
     assert "Run the flaky suite" in out.stdout
+
+
+def test_the_pre_tool_use_hook_runs_the_same_way_and_allows_the_captured_note_command(
+    tmp_path: Path,
+) -> None:
+    prefix, home = tmp_path / "venv", tmp_path / "h" / "abcd-home"
+    laid_out(prefix)
+    captured = Path(__file__).parent / "host" / "data" / "hook_PreToolUse_bash.json"
+
+    out = through_the_launcher(prefix, home, tmp_path)(
+        "pre-tool-use", json.loads(captured.read_text())
+    )
+
+    assert out.returncode == 0, out.stderr
+    assert FAST in out.stderr
+    assert json.loads(out.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
