@@ -395,7 +395,7 @@ class Index:
         self.layout: dict[str, Any] = header["layout"]
         self._tables: dict[str, memoryview] = {}
         self._ids: dict[int, dict[str, int]] = {}
-        self._postings: dict[int, Any] = {}  # by where they lie
+        self._postings: dict[tuple[int, int, bool], Any] = {}  # by where they lie, and how
         self._lengths: memoryview | None = None
         self.fd = fd
 
@@ -516,12 +516,12 @@ class Index:
         Read once while the index is open (a recall asks for a term's postings to judge the second
         tier and again to rank); the caller reads them and never changes them.
         """
-        weights = self._postings.get(where[1])
+        _, at, length, dense, _, _ = where
+        weights = self._postings.get((at, length, dense))
         if weights is None:
-            _, at, length, dense, _, _ = where
             data = self._read((at, length))
             weights = memoryview(data).cast("H") if dense else marshal.loads(data)
-            self._postings[at] = weights
+            self._postings[at, length, dense] = weights
         return weights
 
     def impacts(self, where: Term) -> list[tuple[int, dict[int, int]]]:
