@@ -10,6 +10,7 @@ registry as any install from source does. `abcd`'s console script lands in
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -132,3 +133,17 @@ def laid_out(prefix: Path, script: str = "pip", *, stemmer: bool = True) -> Path
     console.write_text(CONSOLE_SCRIPTS[script].format(python=prefix / "bin" / "python"))
     console.chmod(0o755)
     return console
+
+
+def direct(prefix: Path) -> list[str]:
+    """The command the plugin's launcher in the install at `prefix` runs when it starts the
+    environment's Python itself, up to the hook's own arguments: the interpreter and flags the
+    console script's first line names, the launcher's `-S -P -c` program (read from the
+    launcher), and the site-packages folder."""
+    first = (prefix / "bin" / "abcd").read_text().splitlines()[0]
+    (packages,) = prefix.glob("lib/python3.*/site-packages")  # whichever Python made it
+    launcher = packages / "abcd" / "plugin" / "hooks" / "abcd-hook"
+    found = re.search(r"-S -P -c '(.*?)' \"\$packages\"", launcher.read_text(), re.DOTALL)
+    assert found is not None, f"{launcher} runs no Python directly"
+    program = ["-S", "-P", "-c", found.group(1), str(packages)]
+    return [*first.removeprefix("#!").split(), *program]

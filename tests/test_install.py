@@ -16,7 +16,7 @@ import pytest
 
 import abcd
 from tests.fresh import interpreter
-from tests.installed import BARE_PATH, REPO_ROOT, git_url, install
+from tests.installed import BARE_PATH, REPO_ROOT, direct, git_url, install
 
 pytestmark = pytest.mark.slow
 
@@ -54,6 +54,17 @@ def the_hooks_find(script: Path, tmp_path: Path) -> None:
     assert (
         traced.stdout == run([str(script), "hook", "prompt-router"], stdin=payload, env=env).stdout
     )
+    # ... and that Python never reads `site`: nothing it imports is missing from the tool's own
+    # site-packages (`-X importtime` names every module a process imports).
+    python, *rest = direct(plugin.parents[4])
+    imported = run(
+        [python, "-X", "importtime", *rest, "hook", "prompt-router"], stdin=payload, env=env
+    )
+    assert imported.returncode == 0, imported.stderr
+    names = [
+        line.rsplit("|", 1)[-1].strip() for line in imported.stderr.splitlines() if "|" in line
+    ]
+    assert "Stemmer" in names and "site" not in names  # (abcd's own may come from its bundle)
 
 
 @pytest.mark.parametrize("how", ["pipx", "uv"])

@@ -9,15 +9,15 @@ holding no `abcd`. `sh -x` shows which way it started abcd.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import Stemmer
 
-from tests.installed import BARE_PATH, REPO_ROOT, laid_out, site_packages
+from tests.installed import BARE_PATH, direct, laid_out, site_packages
 
 FAST = " -S -P -c "  # in the launcher's trace: the environment's Python, run directly
 
@@ -109,18 +109,46 @@ def test_an_installed_launcher_runs_the_environments_python_and_recalls_what_the
     assert said == slow.stderr.splitlines()
 
 
-def test_without_pystemmer_beside_abcd_the_launcher_runs_the_console_script(
+def test_a_dependency_outside_the_site_packages_is_found_on_the_paths_site_adds(
     tmp_path: Path,
 ) -> None:
-    prefix, home = tmp_path / "venv", tmp_path / "h" / "abcd-home"
+    """PyStemmer reached only through a `.pth` file (as a venv that sees the system's packages
+    reaches them): the hook looks again once `site` has added its paths, and recalls."""
+    prefix, home, project = tmp_path / "venv", tmp_path / "h" / "abcd-home", tmp_path / "project"
+    project.mkdir()
     abcd = laid_out(prefix, stemmer=False)
-    abcd.write_text(f"#!{prefix}/bin/python\nimport sys\nprint('console script:', *sys.argv[1:])\n")
+    elsewhere = tmp_path / "system-packages"
+    elsewhere.mkdir()
+    (elsewhere / Path(Stemmer.__file__).name).symlink_to(Stemmer.__file__)
+    (site_packages(prefix) / "system.pth").write_text(f"{elsewhere}\n")
+    a_note(abcd, home)
 
-    out = through_the_launcher(prefix, home, tmp_path)("pre-compact", {})
+    out = recalled(through_the_launcher(prefix, home, project), project, "s-pth")
 
     assert out.returncode == 0, out.stderr
-    assert out.stdout == "console script: hook pre-compact\n"
-    assert FAST not in out.stderr
+    assert FAST in out.stderr
+    assert "Traceback" not in out.stderr
+    assert "Run the flaky suite" in out.stdout
+
+
+def test_an_install_holding_everything_never_reads_site(tmp_path: Path) -> None:
+    """What the launcher saves: in an install with every dependency beside abcd, no prompt (nor
+    session start) imports `site` (`-X importtime` names every module a process imports)."""
+    prefix, home, project = tmp_path / "venv", tmp_path / "h" / "abcd-home", tmp_path / "project"
+    project.mkdir()
+    a_note(laid_out(prefix), home)
+    python, *rest = direct(prefix)
+
+    def traced(hook: str, payload: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return _run([python, "-X", "importtime", *rest, "hook", hook], payload, home, project)
+
+    out = recalled(traced, project, "s-direct")
+
+    assert out.returncode == 0, out.stderr
+    assert "Run the flaky suite" in out.stdout
+    imported = [line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if "|" in line]
+    assert "Stemmer" in imported
+    assert "site" not in imported
 
 
 @pytest.mark.parametrize(
@@ -171,31 +199,6 @@ def test_a_project_holding_modules_named_like_the_hooks_own_runs_none_of_them(
     assert FAST in out.stderr
     assert "Run the flaky suite" in out.stdout
     assert not marker.exists(), marker.read_text()
-
-
-def test_abcd_reached_only_through_the_paths_site_adds_is_found_all_the_same(
-    tmp_path: Path,
-) -> None:
-    """A site-packages holding the plugin folder but abcd's code only through a `.pth` file (the
-    launcher's `import` fails without `site`): it reads the paths `site` gives and runs the hook."""
-    prefix, home, project = tmp_path / "venv", tmp_path / "h" / "abcd-home", tmp_path / "project"
-    project.mkdir()
-    abcd = laid_out(prefix)
-    a_note(abcd, home)
-    packages = site_packages(prefix)
-    plugin = tmp_path / "plugin"
-    shutil.move(packages / "abcd" / "plugin", plugin)
-    shutil.rmtree(packages / "abcd")
-    (packages / "abcd").mkdir()
-    shutil.move(plugin, packages / "abcd" / "plugin")
-    (packages / "abcd-code.pth").write_text(f"{REPO_ROOT / 'src'}\n")
-
-    out = recalled(through_the_launcher(prefix, home, project), project, "s-pth")
-
-    assert out.returncode == 0, out.stderr
-    assert FAST in out.stderr
-    assert "Traceback" not in out.stderr
-    assert "Run the flaky suite" in out.stdout
 
 
 def test_the_pre_tool_use_hook_runs_the_same_way_and_allows_the_captured_note_command(

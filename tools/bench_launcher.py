@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import sys
@@ -39,23 +38,9 @@ from pathlib import Path
 from benchlib import as_installed, start_session, timed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.installed import CONSOLE_SCRIPTS, laid_out, site_packages
+from tests.installed import CONSOLE_SCRIPTS, direct, laid_out, site_packages
 
 TYPICAL = "the test is flaky after the deploy: retry the release and check the veto timeout"
-
-
-def python_of(script: str) -> list[str]:
-    """The interpreter (and its one word of flags) a console script's first line names."""
-    return Path(script).read_text().splitlines()[0].removeprefix("#!").split()
-
-
-def launched(launcher: Path) -> list[str]:
-    """What the launcher passes that interpreter before the site-packages folder: its flags and
-    its `-c` program, read from the launcher itself."""
-    found = re.search(r"-S -P -c '(.*?)' \"\$packages\"", launcher.read_text(), re.DOTALL)
-    if found is None:
-        raise SystemExit(f"{launcher} runs no Python directly")
-    return ["-S", "-P", "-c", found.group(1)]
 
 
 def main() -> int:
@@ -77,13 +62,7 @@ def main() -> int:
             hooks = site_packages(prefix) / "abcd" / "plugin" / "hooks"
             commands[f"{form:7s} console script"] = [script, "hook", "prompt-router"]
             commands[f"{form:7s} launcher"] = ["sh", str(hooks / "abcd-hook"), "prompt-router"]
-            commands[f"{form:7s} its python alone"] = [
-                *python_of(script),
-                *launched(hooks / "abcd-hook"),
-                str(site_packages(prefix)),
-                "hook",
-                "prompt-router",
-            ]
+            commands[f"{form:7s} its python alone"] = [*direct(prefix), "hook", "prompt-router"]
             if args.before is not None:
                 shutil.copy(args.before, hooks / "abcd-hook-before")
                 before = ["sh", str(hooks / "abcd-hook-before"), "prompt-router"]

@@ -7,13 +7,17 @@ that. Where an interpreter lacks both, `hashlib` serves.
 
 from __future__ import annotations
 
+import sys
+
+# Named by version, not probed: a module looked for and not found sends the hook's launcher to
+# `site`'s paths (plugin/hooks/abcd-hook), which costs a prompt a millisecond.
 try:
-    from _sha256 import sha256  # type: ignore[import-not-found]
-except ImportError:  # CPython 3.12 renamed it
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - every CPython has one; other interpreters may not
-        from hashlib import sha256
+    if sys.version_info >= (3, 12):  # CPython 3.12 renamed it
+        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]
+    else:
+        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - every CPython has one; other interpreters may not
+    from hashlib import sha256
 
 
 def sha256_hex(data: bytes) -> str:
