@@ -142,13 +142,18 @@ def test_an_install_holding_everything_never_reads_site(tmp_path: Path) -> None:
     def traced(hook: str, payload: dict[str, str]) -> subprocess.CompletedProcess[str]:
         return _run([python, "-X", "importtime", *rest, "hook", hook], payload, home, project)
 
-    out = recalled(traced, project, "s-direct")
+    def imported(run: subprocess.CompletedProcess[str]) -> list[str]:
+        return [line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if "|" in line]
 
-    assert out.returncode == 0, out.stderr
+    start = {"session_id": "s-direct", "cwd": str(project), "source": "startup"}
+    started = traced("session-start", start)
+    out = traced("prompt-router", {**start, "prompt": "the suite is flaky again"})
+
+    assert started.returncode == 0 and out.returncode == 0, started.stderr + out.stderr
     assert "Run the flaky suite" in out.stdout
-    imported = [line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if "|" in line]
-    assert "Stemmer" in imported
-    assert "site" not in imported
+    assert "Stemmer" in imported(out)
+    assert "site" not in imported(started) + imported(out)
+    assert "encodings" in imported(started), "-X importtime reported the session start's imports"
 
 
 @pytest.mark.parametrize(
