@@ -105,9 +105,19 @@ CONSOLE_SCRIPTS = {
 
 
 def site_packages(prefix: Path) -> Path:
-    """Where an environment at `prefix` made by this interpreter keeps its packages."""
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    return prefix / "lib" / version / "site-packages"
+    """Where the environment at `prefix` keeps its packages (whichever Python made it)."""
+    (packages,) = prefix.glob("lib/python3.*/site-packages")
+    return packages
+
+
+def launcher_of(prefix: Path) -> Path:
+    """The plugin's launcher in the install at `prefix`."""
+    return site_packages(prefix) / "abcd" / "plugin" / "hooks" / "abcd-hook"
+
+
+def imported_modules(importtime: str) -> list[str]:
+    """The modules a process imported, from what `python -X importtime` wrote on its stderr."""
+    return [line.rsplit("|", 1)[-1].strip() for line in importtime.splitlines() if "|" in line]
 
 
 def laid_out(prefix: Path, script: str = "pip", *, stemmer: bool = True) -> Path:
@@ -141,9 +151,8 @@ def direct(prefix: Path) -> list[str]:
     console script's first line names, the launcher's `-S -P -c` program (read from the
     launcher), and the site-packages folder."""
     first = (prefix / "bin" / "abcd").read_text().splitlines()[0]
-    (packages,) = prefix.glob("lib/python3.*/site-packages")  # whichever Python made it
-    launcher = packages / "abcd" / "plugin" / "hooks" / "abcd-hook"
+    launcher = launcher_of(prefix)
     found = re.search(r"-S -P -c '(.*?)' \"\$packages\"", launcher.read_text(), re.DOTALL)
     assert found is not None, f"{launcher} runs no Python directly"
-    program = ["-S", "-P", "-c", found.group(1), str(packages)]
+    program = ["-S", "-P", "-c", found.group(1), str(site_packages(prefix))]
     return [*first.removeprefix("#!").split(), *program]

@@ -16,7 +16,7 @@ import pytest
 
 import abcd
 from tests.fresh import interpreter
-from tests.installed import BARE_PATH, REPO_ROOT, direct, git_url, install
+from tests.installed import BARE_PATH, REPO_ROOT, direct, git_url, imported_modules, install
 
 pytestmark = pytest.mark.slow
 
@@ -61,9 +61,7 @@ def the_hooks_find(script: Path, tmp_path: Path) -> None:
         [python, "-X", "importtime", *rest, "hook", "prompt-router"], stdin=payload, env=env
     )
     assert imported.returncode == 0, imported.stderr
-    names = [
-        line.rsplit("|", 1)[-1].strip() for line in imported.stderr.splitlines() if "|" in line
-    ]
+    names = imported_modules(imported.stderr)
     assert "Stemmer" in names and "site" not in names  # (abcd's own may come from its bundle)
 
 

@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 import Stemmer
 
-from tests.installed import BARE_PATH, direct, laid_out, site_packages
+from tests.installed import (
+    BARE_PATH,
+    direct,
+    imported_modules,
+    laid_out,
+    launcher_of,
+    site_packages,
+)
 
 FAST = " -S -P -c "  # in the launcher's trace: the environment's Python, run directly
 
@@ -40,7 +47,7 @@ def _run(argv: list[str], payload: dict[str, str], home: Path, cwd: Path) -> Any
 
 def through_the_launcher(prefix: Path, home: Path, cwd: Path) -> Hook:
     """A hook run as the host runs it: `sh <plugin>/hooks/abcd-hook HOOK` (traced)."""
-    launcher = site_packages(prefix) / "abcd" / "plugin" / "hooks" / "abcd-hook"
+    launcher = launcher_of(prefix)
     return lambda hook, payload: _run(["sh", "-x", str(launcher), hook], payload, home, cwd)
 
 
@@ -142,18 +149,17 @@ def test_an_install_holding_everything_never_reads_site(tmp_path: Path) -> None:
     def traced(hook: str, payload: dict[str, str]) -> subprocess.CompletedProcess[str]:
         return _run([python, "-X", "importtime", *rest, "hook", hook], payload, home, project)
 
-    def imported(run: subprocess.CompletedProcess[str]) -> list[str]:
-        return [line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if "|" in line]
-
     start = {"session_id": "s-direct", "cwd": str(project), "source": "startup"}
     started = traced("session-start", start)
     out = traced("prompt-router", {**start, "prompt": "the suite is flaky again"})
 
     assert started.returncode == 0 and out.returncode == 0, started.stderr + out.stderr
     assert "Run the flaky suite" in out.stdout
-    assert "Stemmer" in imported(out)
-    assert "site" not in imported(started) + imported(out)
-    assert "encodings" in imported(started), "-X importtime reported the session start's imports"
+    assert "Stemmer" in imported_modules(out.stderr)
+    assert "site" not in imported_modules(started.stderr) + imported_modules(out.stderr)
+    assert "encodings" in imported_modules(started.stderr), (
+        "-X importtime reported the session start's imports"
+    )
 
 
 @pytest.mark.parametrize(

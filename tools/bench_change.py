@@ -23,10 +23,9 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import as_installed, start_session, timed
+from benchlib import TYPICAL_PROMPT, as_installed, start_session, timed
 
 ABCD = str(Path(sys.executable).parent / "abcd")
-PROMPT = "the test is flaky after the deploy: retry the release and check the veto timeout"
 HOUR_NS = 3600 * 10**9
 
 
@@ -53,7 +52,7 @@ def main() -> int:
         for place in range(args.prompts):
             session = f"bench-change-{os.getpid()}-{trial}-{place}"
             start_session(ABCD, session, project, env)
-            payload = {"session_id": session, "cwd": str(project), "prompt": PROMPT}
+            payload = {"session_id": session, "cwd": str(project), "prompt": TYPICAL_PROMPT}
             took = timed(
                 [ABCD, "hook", "prompt-router"], stdin=json.dumps(payload), env=env, cwd=project
             )

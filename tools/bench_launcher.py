@@ -35,45 +35,47 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import as_installed, start_session, timed
+from benchlib import TYPICAL_PROMPT, as_installed, start_session, timed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.installed import CONSOLE_SCRIPTS, direct, laid_out, site_packages
-
-TYPICAL = "the test is flaky after the deploy: retry the release and check the veto timeout"
+from tests.installed import CONSOLE_SCRIPTS, direct, laid_out, launcher_of
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("root", type=Path)
     parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--prompt", default=TYPICAL)
+    parser.add_argument("--prompt", default=TYPICAL_PROMPT)
     parser.add_argument("--before", type=Path, help="an earlier launcher to time beside this one")
     args = parser.parse_args()
     home, project = args.root / "home", args.root / "project"
     env = as_installed(ABCD_HOME=str(home))
     work = Path(tempfile.mkdtemp(prefix="bench-launcher-"))
     try:
-        commands: dict[str, list[str]] = {}
-        scripts: dict[str, str] = {}
+        # Each timed command, by name, with the console script its session is started with.
+        commands: dict[str, tuple[list[str], str]] = {}
         for form in CONSOLE_SCRIPTS:
             prefix = work / form.replace("<", "-before-")
             script = str(laid_out(prefix, form))
-            hooks = site_packages(prefix) / "abcd" / "plugin" / "hooks"
-            commands[f"{form:7s} console script"] = [script, "hook", "prompt-router"]
-            commands[f"{form:7s} launcher"] = ["sh", str(hooks / "abcd-hook"), "prompt-router"]
-            commands[f"{form:7s} its python alone"] = [*direct(prefix), "hook", "prompt-router"]
+            launcher = launcher_of(prefix)
+            commands[f"{form:7s} console script"] = ([script, "hook", "prompt-router"], script)
+            commands[f"{form:7s} launcher"] = (["sh", str(launcher), "prompt-router"], script)
+            commands[f"{form:7s} its python alone"] = (
+                [*direct(prefix), "hook", "prompt-router"],
+                script,
+            )
             if args.before is not None:
-                shutil.copy(args.before, hooks / "abcd-hook-before")
-                before = ["sh", str(hooks / "abcd-hook-before"), "prompt-router"]
-                commands[f"{form:7s} launcher before"] = before
-            for name in commands:
-                scripts.setdefault(name, script)
+                before = launcher.with_name("abcd-hook-before")
+                shutil.copy(args.before, before)
+                commands[f"{form:7s} launcher before"] = (
+                    ["sh", str(before), "prompt-router"],
+                    script,
+                )
         times: dict[str, list[float]] = {name: [] for name in [*commands, "pass"]}
         for run in range(args.runs + 2):  # the first two write each layout's bundle and caches
-            for name, argv in commands.items():
-                session = f"launcher-{run}-{len(times['pass'])}-{os.getpid()}-{list(commands).index(name)}"
-                start_session(scripts[name], session, project, env)
+            for number, (name, (argv, script)) in enumerate(commands.items()):
+                session = f"launcher-{os.getpid()}-{run}-{number}"
+                start_session(script, session, project, env)
                 payload = json.dumps(
                     {"session_id": session, "cwd": str(project), "prompt": args.prompt}
                 )

@@ -11,6 +11,10 @@ import subprocess
 import time
 from pathlib import Path
 
+# The crowd home's typical prompt (`tools/bench_hook.py --crowd`: its crowd word, words every
+# note's body holds, and one of the vocabulary's rare words), which the other hook benchmarks time.
+TYPICAL_PROMPT = "the test is flaky after the deploy: retry the release and check the veto timeout"
+
 
 def timed(
     cmd: list[str], *, stdin: str = "", env: dict[str, str] | None = None, cwd: Path | None = None

@@ -31,10 +31,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchlib import as_installed, start_session
+from benchlib import TYPICAL_PROMPT, as_installed, start_session
 
 ABCD = str(Path(sys.executable).parent / "abcd")
-TYPICAL = "the test is flaky after the deploy: retry the release and check the veto timeout"
 
 # Runs in the child: a fresh interpreter, as the hook runs.
 CHILD = r"""
@@ -127,7 +126,7 @@ print(json.dumps({
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("root", type=Path)
-    parser.add_argument("--prompt", default=TYPICAL)
+    parser.add_argument("--prompt", default=TYPICAL_PROMPT)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     home, project = args.root / "home", args.root / "project"
