@@ -60,7 +60,7 @@ def test_the_breakdown_times_every_module_a_prompt_runs_ahead_in_a_home_the_benc
     )
 
 
-def test_the_launcher_benchmark_times_each_install_layout_three_ways_as_the_host_runs_them(
+def test_the_launcher_benchmark_times_each_install_layout_each_way_a_host_runs_it(
     tmp_path: Path,
 ) -> None:
     root = tmp_path / "bench"
@@ -76,6 +76,6 @@ def test_the_launcher_benchmark_times_each_install_layout_three_ways_as_the_host
     )
 
     rows = re.findall(r"^  (.+?) +median +[\d.]+ ms +[\d.]+x$", report, re.MULTILINE)
-    ways = ["console script", "launcher", "its python alone", "launcher before"]
+    ways = ["console script", "exec form", "shell form", "its python alone", "launcher before"]
     expected = [f"{form:7s} {way}" for form in ("pip", "pip<25", "pipx") for way in ways]
     assert rows == [*expected, "pass"], report

@@ -40,14 +40,15 @@ def the_hooks_find(script: Path, tmp_path: Path) -> None:
     )
     env = {"PATH": BARE_PATH, "HOME": str(tmp_path), "ABCD_HOME": str(tmp_path / "abcd-home")}
 
-    out = run(["sh", str(plugin / "hooks" / "abcd-hook"), "session-start"], stdin=payload, env=env)
+    # As the host starts it (hooks.json, exec form): the install kept the file executable.
+    out = run([str(plugin / "hooks" / "session-start")], stdin=payload, env=env)
 
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""
     assert (tmp_path / "abcd-home").is_dir(), "the hook ran and made its home"
     # The tool's own environment: the launcher runs its Python directly, without `site`.
     traced = run(
-        ["sh", "-x", str(plugin / "hooks" / "abcd-hook"), "prompt-router"], stdin=payload, env=env
+        ["sh", "-x", str(plugin / "hooks" / "prompt-router")], stdin=payload, env=env
     )
     assert traced.returncode == 0, traced.stderr
     assert " -S -P -c " in traced.stderr

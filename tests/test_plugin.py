@@ -56,8 +56,40 @@ def test_hooks_json_wires_exactly_the_four_events_to_the_four_hook_commands() ->
         (group,) = hooks[event]
         (entry,) = group["hooks"]
         assert entry["type"] == "command"
-        assert entry["command"] == f'sh "${{CLAUDE_PLUGIN_ROOT}}/hooks/abcd-hook" {hook}'
+        # Exec form: the host starts the file itself, with no shell to parse the path.
+        assert entry["command"] == f"${{CLAUDE_PLUGIN_ROOT}}/hooks/{hook}"
+        assert entry["args"] == []
         assert group.get("matcher") == MATCHERS.get(event), f"{event}'s matcher"
+
+
+@pytest.mark.parametrize("hook", WIRING.values())
+def test_each_hooks_file_is_executable_and_runs_the_launcher_for_its_hook(
+    hook: str, tmp_path: Path
+) -> None:
+    on_path = fake_abcd(tmp_path / "bin", "on PATH")
+    env = {"PATH": f"{on_path}:/usr/bin:/bin"}
+    started = PLUGIN / "hooks" / hook
+    assert started.stat().st_mode & 0o111 == 0o111, "the host spawns the file itself"
+
+    for argv in ([str(started)], ["/bin/sh", "-c", str(started)]):  # exec form, and before it
+        out = subprocess.run(
+            argv, input="{}", env=env, capture_output=True, text=True, timeout=30, check=False
+        )
+        assert (out.returncode, out.stdout, out.stderr) == (0, f"on PATH: hook {hook}\n{{}}", "")
+
+
+def test_the_launcher_without_a_hook_and_not_run_through_a_hooks_file_says_how_to_call_it() -> None:
+    out = subprocess.run(
+        ["sh", str(LAUNCHER)],
+        env={"PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+    assert out.returncode == 1
+    assert out.stderr.startswith("usage: abcd-hook HOOK")
 
 
 def test_every_hook_the_plugin_wires_is_one_abcd_hook_lists() -> None:
@@ -289,6 +321,27 @@ def test_plugin_path_prints_the_folder_alone_so_scripts_can_take_it_whole() -> N
     out = CliRunner().invoke(root, ["plugin", "path"])
 
     assert out.stdout == f"{PLUGIN}\n"
+    assert out.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "held"), [("My Projects", " "), ("a$b", "$"), ("it's", "'"), ("x*", "*")]
+)
+def test_plugin_path_says_when_a_host_before_exec_form_hooks_could_not_start_them_from_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, held: str
+) -> None:
+    odd = tmp_path / name / "plugin"
+    shutil.copytree(PLUGIN, odd)
+    monkeypatch.setattr(plugin_cmd, "plugin_dir", lambda: odd)
+    root = typer.Typer()
+    root.add_typer(plugin_cmd.app, name="plugin")
+
+    out = CliRunner().invoke(root, ["plugin", "path"])
+
+    assert out.exit_code == 0
+    assert out.stdout == f"{odd}\n"
+    assert out.stderr.startswith("abcd: note: Claude Code before 2.1.139 cannot start")
+    assert f"its path holds {held!r}," in out.stderr
 
 
 def test_plugin_path_statusline_names_the_status_line_setting_in_the_plugin_folder() -> None:

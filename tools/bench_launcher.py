@@ -11,12 +11,16 @@ times, alternating, each layout's
 
 - `console script`: `<prefix>/bin/abcd hook prompt-router`, what
   `tools/bench_hook.py` times;
-- `launcher`: `sh <plugin>/hooks/abcd-hook prompt-router`, the command the
-  host runs (`hooks.json`);
+- `exec form`: `<plugin>/hooks/prompt-router`, spawned with no shell: what a
+  host that knows exec-form hooks (Claude Code 2.1.139 and later) runs for
+  `hooks.json`;
+- `shell form`: `/bin/sh -c 'sh "$CLAUDE_PLUGIN_ROOT/hooks/abcd-hook"
+  prompt-router'`, how a host ran the `hooks.json` before this one (a
+  command string, through `/bin/sh -c`), with this launcher;
 - `its python alone`: what the launcher runs, without `sh` around it (the
   figure to set beside `console script`);
-- `launcher before` (with `--before FILE`): the same with `FILE` as the
-  launcher, for example an earlier one
+- `launcher before` (with `--before FILE`): `FILE` as the launcher, in the
+  shell form, for example an earlier one
   (`git show REV:src/abcd/plugin/hooks/abcd-hook > FILE`);
 
 and `python -I -c pass`. Each run starts a new session first (untimed), so
@@ -41,6 +45,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.installed import CONSOLE_SCRIPTS, direct, laid_out, launcher_of
 
 
+def shell_form(launcher: Path) -> list[str]:
+    """A `hooks.json` command string run as a host runs one: `/bin/sh -c`, the path quoted."""
+    return ["/bin/sh", "-c", f'sh "{launcher}" prompt-router']
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("root", type=Path)
@@ -59,7 +68,8 @@ def main() -> int:
             script = str(laid_out(prefix, form))
             launcher = launcher_of(prefix)
             commands[f"{form:7s} console script"] = ([script, "hook", "prompt-router"], script)
-            commands[f"{form:7s} launcher"] = (["sh", str(launcher), "prompt-router"], script)
+            commands[f"{form:7s} exec form"] = ([str(launcher.with_name("prompt-router"))], script)
+            commands[f"{form:7s} shell form"] = (shell_form(launcher), script)
             commands[f"{form:7s} its python alone"] = (
                 [*direct(prefix), "hook", "prompt-router"],
                 script,
@@ -67,10 +77,7 @@ def main() -> int:
             if args.before is not None:
                 before = launcher.with_name("abcd-hook-before")
                 shutil.copy(args.before, before)
-                commands[f"{form:7s} launcher before"] = (
-                    ["sh", str(before), "prompt-router"],
-                    script,
-                )
+                commands[f"{form:7s} launcher before"] = (shell_form(before), script)
         times: dict[str, list[float]] = {name: [] for name in [*commands, "pass"]}
         for run in range(args.runs + 2):  # the first two write each layout's bundle and caches
             for number, (name, (argv, script)) in enumerate(commands.items()):

@@ -30,6 +30,9 @@ from tests.conftest import GIT_ENV
 from tests.e2e.mock_api import MockApi, Request
 
 VERSION = "2.1.197"
+# The last host that runs every hook command through `/bin/sh -c`: exec-form hooks (`"args"`)
+# came in 2.1.139, and an older host drops the `args` it does not know (tests/e2e/test_hook_forms.py).
+BEFORE_EXEC_FORM = "2.1.138"
 PACKAGE = "@anthropic-ai/claude-code"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CACHE = REPO_ROOT / ".cache" / "e2e"
@@ -66,14 +69,14 @@ def _binary(prefix: Path) -> Path:
     return prefix / "node_modules" / PACKAGE / "bin" / "claude.exe"
 
 
-def _reports_version(binary: Path) -> bool:
+def _reports_version(binary: Path, version: str = VERSION) -> bool:
     try:
         out = subprocess.run(
             [str(binary), "--version"], capture_output=True, text=True, timeout=30, check=False
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
-    return out.returncode == 0 and out.stdout.startswith(VERSION)
+    return out.returncode == 0 and out.stdout.startswith(version)
 
 
 def _run_checked(argv: Sequence[str], cwd: Path, what: str) -> None:
@@ -94,41 +97,44 @@ def _run_checked(argv: Sequence[str], cwd: Path, what: str) -> None:
         raise InstallFailed(f"{what} exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
 
 
-def install(cache: Path = CACHE, say: Callable[[str], None] | None = None) -> Path:
-    """The pinned CLI's binary, installed into `cache` unless a good install is already there.
+def install(
+    cache: Path = CACHE, say: Callable[[str], None] | None = None, version: str = VERSION
+) -> Path:
+    """The CLI's binary at `version` (the pinned one unless named), installed into `cache` unless a
+    good install is already there.
 
     `say` hears one line before anything is downloaded, and one when it is done.
     """
-    prefix = cache / f"claude-code-{VERSION}"
-    if _reports_version(_binary(prefix)):
+    prefix = cache / f"claude-code-{version}"
+    if _reports_version(_binary(prefix), version):
         if say:
-            say(f"Claude Code {VERSION}: already installed in {prefix}")
+            say(f"Claude Code {version}: already installed in {prefix}")
         return _binary(prefix)
     if say:
         say(
-            f"installing Claude Code {VERSION} ({PACKAGE} and its native binary) from the npm registry "
+            f"installing Claude Code {version} ({PACKAGE} and its native binary) from the npm registry "
             f"into {prefix}, once, for the end-to-end tests"
         )
     cache.mkdir(parents=True, exist_ok=True)
-    staging = cache / f"claude-code-{VERSION}.partial-{os.getpid()}"
+    staging = cache / f"claude-code-{version}.partial-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        _install_into(staging)
+        _install_into(staging, version)
         shutil.rmtree(prefix, ignore_errors=True)
         staging.rename(prefix)
     except OSError:
         # Another run may have finished the same install first; theirs is as good as ours.
-        if not _reports_version(_binary(prefix)):
+        if not _reports_version(_binary(prefix), version):
             raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     if say:
-        say(f"Claude Code {VERSION}: installed")
+        say(f"Claude Code {version}: installed")
     return _binary(prefix)
 
 
-def _install_into(staging: Path) -> None:
+def _install_into(staging: Path, version: str) -> None:
     _run_checked(
         [
             "npm",
@@ -139,15 +145,15 @@ def _install_into(staging: Path) -> None:
             "--no-audit",
             "--no-fund",
             "--no-save",
-            f"{PACKAGE}@{VERSION}",
+            f"{PACKAGE}@{version}",
         ],
         staging,
-        f"npm install {PACKAGE}@{VERSION}",
+        f"npm install {PACKAGE}@{version}",
     )
     package = staging / "node_modules" / PACKAGE
     _run_checked(["node", "install.cjs"], package, f"node install.cjs in {package}")
-    if not _reports_version(_binary(staging)):
-        raise InstallFailed(f"{_binary(staging)} --version does not report {VERSION}")
+    if not _reports_version(_binary(staging), version):
+        raise InstallFailed(f"{_binary(staging)} --version does not report {version}")
 
 
 def trusting_home(home: Path, project: Path) -> None:
@@ -238,15 +244,17 @@ class Claude:
 
 
 def main() -> int:
-    """`python -m tests.e2e.claude_cli`: install the pinned CLI now, saying so (tools/test)."""
+    """`python -m tests.e2e.claude_cli`: install the pinned CLI, and the last host before exec-form
+    hooks, now, saying so (tools/test)."""
     if any(shutil.which(tool) is None for tool in ("node", "npm")):
         print("Claude Code: node or npm is not on PATH, so the end-to-end tests will be skipped")
         return 0
-    try:
-        install(say=lambda line: print(line, flush=True))
-    except InstallFailed as err:
-        print(f"Claude Code: the install failed, so the end-to-end tests will fail: {err}")
-        return 0  # pytest reports it where it matters, once
+    for version in (VERSION, BEFORE_EXEC_FORM):
+        try:
+            install(say=lambda line: print(line, flush=True), version=version)
+        except InstallFailed as err:
+            print(f"Claude Code: the install failed, so the end-to-end tests will fail: {err}")
+            return 0  # pytest reports it where it matters, once
     return 0
 
 

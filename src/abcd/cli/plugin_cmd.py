@@ -11,6 +11,8 @@ of all the host's own configuration folder.
 
 from __future__ import annotations
 
+import re
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -22,6 +24,10 @@ from abcd.errors import AbcdError
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 # The `statusLine` setting for `abcd statusline`, for the person's own settings file.
 STATUSLINE = Path("statusline.json")
+# What a host before exec-form hooks can take in the plugin's path: it puts the path into a
+# command string for `/bin/sh -c` unquoted (hooks.json, docs/host.md).
+OLD_HOST_SAFE = re.compile(r"[A-Za-z0-9._/+@:,=~-]")
+EXEC_FORM_SINCE = "2.1.139"
 
 app = command_group(
     "The Claude Code plugin that ships with abcd.\n\n\b\nExample:\n  abcd plugin path --statusline",
@@ -58,6 +64,14 @@ def path(
         raise AbcdError(f"the plugin folder is missing from this install: no {folder / MANIFEST}")
     if not statusline:
         print(folder)
+        unsafe = next((c for c in str(folder) if not OLD_HOST_SAFE.fullmatch(c)), None)
+        if unsafe is not None:
+            print(
+                f"abcd: note: Claude Code before {EXEC_FORM_SINCE} cannot start the plugin's hooks "
+                f"from this folder: its path holds {unsafe!r}, which that host's shell splits or "
+                f"reads; {EXEC_FORM_SINCE} and later start them without a shell",
+                file=sys.stderr,
+            )
         return
     if not (folder / STATUSLINE).is_file():
         raise AbcdError(
