@@ -2,8 +2,8 @@
 
 Each test lays abcd out as an installer does (tests/installed.py: a venv, the
 package in its site-packages, a console script) and runs the plugin's
-`abcd-hook` as the host does, `sh <plugin>/hooks/abcd-hook HOOK`, with a PATH
-holding no `abcd`. `sh -x` shows which way it started abcd.
+launcher as the host does, the file `<plugin>/hooks/HOOK`, with a PATH holding no
+`abcd`. `sh -x` shows which way it started abcd.
 """
 
 from __future__ import annotations
@@ -45,10 +45,11 @@ def _run(argv: list[str], payload: dict[str, str], home: Path, cwd: Path) -> Any
     )
 
 
-def through_the_launcher(prefix: Path, home: Path, cwd: Path) -> Hook:
-    """A hook run as the host runs it: `sh <plugin>/hooks/abcd-hook HOOK` (traced)."""
-    launcher = launcher_of(prefix)
-    return lambda hook, payload: _run(["sh", "-x", str(launcher), hook], payload, home, cwd)
+def through_the_launcher(prefix: Path, home: Path, cwd: Path, hooks: Path | None = None) -> Hook:
+    """A hook run as the host runs it: `<plugin>/hooks/HOOK`, the file for the hook, traced (its
+    own `#!/bin/sh`, with `-x`); `hooks` names that folder another way."""
+    folder = hooks or launcher_of(prefix).parent
+    return lambda hook, payload: _run(["sh", "-x", str(folder / hook)], payload, home, cwd)
 
 
 def through_the_console_script(script: Path, home: Path, cwd: Path) -> Hook:
@@ -109,11 +110,30 @@ def test_an_installed_launcher_runs_the_environments_python_and_recalls_what_the
 
     assert fast.returncode == 0, fast.stderr
     assert FAST in fast.stderr, "the launcher ran the environment's Python directly"
+    assert "pwd -P" not in fast.stderr, "the path the host gave was read as it is, with no fork"
     assert "Run the flaky suite" in fast.stdout
     assert fast.stdout == slow.stdout
     # The hook's own report on stderr is the same (`sh -x` adds its trace around it).
     said = [line for line in fast.stderr.splitlines() if line.startswith("abcd")]
     assert said == slow.stderr.splitlines()
+
+
+def test_a_plugin_path_with_a_dot_dot_in_it_is_resolved_first_and_still_starts_the_python(
+    tmp_path: Path,
+) -> None:
+    prefix, home, project = tmp_path / "venv", tmp_path / "h" / "abcd-home", tmp_path / "project"
+    project.mkdir()
+    abcd = laid_out(prefix)
+    a_note(abcd, home)
+    hooks = launcher_of(prefix).parent
+    roundabout = hooks.parent / ".." / "plugin" / "hooks"
+
+    out = recalled(through_the_launcher(prefix, home, project, roundabout), project, "s-dots")
+
+    assert out.returncode == 0, out.stderr
+    assert "pwd -P" in out.stderr
+    assert FAST in out.stderr
+    assert "Run the flaky suite" in out.stdout
 
 
 def test_a_dependency_outside_the_site_packages_is_found_on_the_paths_site_adds(
