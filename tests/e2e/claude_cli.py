@@ -206,6 +206,22 @@ class Claude:
         )
         return env
 
+    def tool(self, *argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        """Run a command in the project with the host's environment (`abcd ...`, the CLI's own
+        `plugin ...`), as the person would beside the host; it must succeed."""
+        done = subprocess.run(
+            list(argv),
+            input=stdin,
+            cwd=self.project,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+        assert done.returncode == 0, f"{argv} exited {done.returncode}: {done.stdout}{done.stderr}"
+        return done
+
     def run(
         self,
         prompt: str,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +20,8 @@ from abcd.cli.plugin_cmd import plugin_dir
 from tests.e2e.claude_cli import Claude, InstallFailed, install, trusting_home
 from tests.e2e.mock_api import MockApi
 from tests.e2e.workspace import new_project, put_abcd_in
+
+SHIPPED = plugin_dir()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -73,9 +74,12 @@ def claude(
 
 
 @contextmanager
-def plugin_host(root: Path, claude_binary: Path, abcd_on_path: Path) -> Iterator[Claude]:
-    """The real CLI with the shipped plugin loaded, in a project of its own under `root` with its
-    own HOME, ABCD_HOME and mock model API (stopped on leaving): a module's one story."""
+def plugin_host(
+    root: Path, claude_binary: Path, abcd_on_path: Path, plugin: Path | None = SHIPPED
+) -> Iterator[Claude]:
+    """The real CLI with the shipped plugin loaded (or the folder `plugin`, or none), in a project
+    of its own under `root` with its own HOME, ABCD_HOME and mock model API (stopped on leaving):
+    a module's one story."""
     home = root / "home"
     home.mkdir()
     project = new_project(root / "project")
@@ -89,7 +93,7 @@ def plugin_host(root: Path, claude_binary: Path, abcd_on_path: Path) -> Iterator
             home=home,
             abcd_home=root / "abcd-home",
             path_dirs=[abcd_on_path],
-            plugin_dir=plugin_dir(),
+            plugin_dir=plugin,
         )
     finally:
         mock.stop()
@@ -97,14 +101,6 @@ def plugin_host(root: Path, claude_binary: Path, abcd_on_path: Path) -> Iterator
 
 def listed_notes(claude: Claude) -> list[dict[str, object]]:
     """Every note `abcd memory list --json` gives in the host's project, as the host's env sees it."""
-    out = subprocess.run(
-        ["abcd", "memory", "list", "--json"],
-        cwd=claude.project,
-        env=claude.env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    out = claude.tool("abcd", "memory", "list", "--json")
     notes: list[dict[str, object]] = json.loads(out.stdout)["notes"]
     return notes

@@ -19,23 +19,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from abcd.cli.plugin_cmd import plugin_dir
-from tests.e2e.claude_cli import (
-    BEFORE_EXEC_FORM,
-    Claude,
-    InstallFailed,
-    install,
-    skip_without_node,
-    trusting_home,
-)
+from tests.e2e.claude_cli import BEFORE_EXEC_FORM, Claude, InstallFailed, install, skip_without_node
+from tests.e2e.conftest import SHIPPED, plugin_host
 from tests.e2e.lesson import BODY, RECALL, TITLE, WRITER
-from tests.e2e.mock_api import MockApi
-from tests.e2e.workspace import new_project
 
 skip_without_node()
 
@@ -53,43 +44,37 @@ def older_host() -> Path:
 
 
 def add_the_note(claude: Claude) -> None:
-    subprocess.run(
-        ["abcd", "memory", "add", "--title", TITLE, "--recall", RECALL, "--by", WRITER],
-        input=BODY,
-        cwd=claude.project,
-        env=claude.env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
+    claude.tool(
+        "abcd", "memory", "add", "--title", TITLE, "--recall", RECALL, "--by", WRITER, stdin=BODY
     )
 
 
-def host(
-    binary: Path, root: Path, mock: MockApi, abcd_on_path: Path, plugin: Path | None
-) -> Claude:
-    home = root / "home"
-    home.mkdir()
-    project = new_project(root / "project")
-    trusting_home(home, project)
-    return Claude(
-        binary=binary,
-        mock=mock,
-        project=project,
-        home=home,
-        abcd_home=root / "abcd-home",
-        path_dirs=[abcd_on_path],
-        plugin_dir=plugin,
-    )
-
-
-def ask_with_commands_in_it(claude: Claude, marks: Path) -> str:
-    """Ask a matching prompt that holds a command substitution and backticks; the text the model
-    was sent. Each would leave a file in `marks` if any shell ran it."""
+def asked(
+    binary: Path,
+    root: Path,
+    abcd_on_path: Path,
+    plugin: Path | None = SHIPPED,
+    first: Callable[[Claude], None] | None = None,
+) -> str:
+    """In a host with `plugin` loaded (after `first`, if given), a note added and a matching prompt
+    that holds a command substitution and backticks: the text the model was sent. Either would
+    leave a file in `root/marks` if any shell ran it."""
+    marks = root / "marks"
     marks.mkdir()
-    prompt = f"how do I run the tests $(touch {marks}/dollar) `touch {marks}/backtick`"
-    (request,) = claude.run(prompt).agent_requests()
+    with plugin_host(root, binary, abcd_on_path, plugin) as claude:
+        if first is not None:
+            first(claude)
+        add_the_note(claude)
+        prompt = f"how do I run the tests $(touch {marks}/dollar) `touch {marks}/backtick`"
+        (request,) = claude.run(prompt).agent_requests()
     return request.text()
+
+
+def copied(root: Path, folder: str) -> Path:
+    """A copy of the shipped plugin in `root/folder/plugin`."""
+    copy = root / folder / "plugin"
+    shutil.copytree(SHIPPED, copy)
+    return copy
 
 
 @pytest.mark.parametrize("which", ["pinned", "older"])
@@ -101,14 +86,8 @@ def test_the_note_comes_back_and_no_shell_runs_the_prompt_on_each_host(
     tmp_path: Path,
 ) -> None:
     binary = claude_binary if which == "pinned" else request.getfixturevalue("older_host")
-    mock = MockApi().start()
-    try:
-        claude = host(binary, tmp_path, mock, abcd_on_path, plugin_dir())
-        add_the_note(claude)
 
-        sent = ask_with_commands_in_it(claude, tmp_path / "marks")
-    finally:
-        mock.stop()
+    sent = asked(binary, tmp_path, abcd_on_path)
 
     assert list((tmp_path / "marks").iterdir()) == [], "a shell ran the prompt"
     assert TITLE in sent, f"on Claude Code {which}, the prompt hook brought the note back"
@@ -117,16 +96,9 @@ def test_the_note_comes_back_and_no_shell_runs_the_prompt_on_each_host(
 def test_a_plugin_folder_whose_name_a_shell_would_split_or_run_works_on_the_pinned_host(
     claude_binary: Path, abcd_on_path: Path, tmp_path: Path
 ) -> None:
-    odd = tmp_path / f"a b $(touch {tmp_path}/ran) 'q\" dir" / "plugin"
-    shutil.copytree(plugin_dir(), odd)
-    mock = MockApi().start()
-    try:
-        claude = host(claude_binary, tmp_path, mock, abcd_on_path, odd)
-        add_the_note(claude)
+    odd = copied(tmp_path, f"a b $(touch {tmp_path}/ran) 'q\" dir")
 
-        sent = ask_with_commands_in_it(claude, tmp_path / "marks")
-    finally:
-        mock.stop()
+    sent = asked(claude_binary, tmp_path, abcd_on_path, odd)
 
     assert TITLE in sent
     assert not (tmp_path / "ran").exists()
@@ -137,16 +109,7 @@ def test_on_the_older_host_a_folder_name_its_shell_splits_loses_recall_but_never
     older_host: Path, abcd_on_path: Path, tmp_path: Path, name: str
 ) -> None:
     """The limit docs/host.md states: the older host puts the path into `/bin/sh -c` unquoted."""
-    odd = tmp_path / name / "plugin"
-    shutil.copytree(plugin_dir(), odd)
-    mock = MockApi().start()
-    try:
-        claude = host(older_host, tmp_path, mock, abcd_on_path, odd)
-        add_the_note(claude)
-
-        sent = ask_with_commands_in_it(claude, tmp_path / "marks")
-    finally:
-        mock.stop()
+    sent = asked(older_host, tmp_path, abcd_on_path, copied(tmp_path, name))
 
     assert list((tmp_path / "marks").iterdir()) == []
     assert "how do I run the tests" in sent, "the prompt went on to the model"
@@ -158,36 +121,23 @@ def test_a_marketplace_install_keeps_the_hook_files_executable_and_recalls(
 ) -> None:
     market = tmp_path / "market"
     (market / ".claude-plugin").mkdir(parents=True)
-    (market / "abcd").symlink_to(plugin_dir())
+    (market / "abcd").symlink_to(SHIPPED)
     listing = {
         "name": "abcd-local",
         "owner": {"name": "me"},
         "plugins": [{"name": "abcd", "source": "./abcd", "description": "abcd memory"}],
     }
     (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(listing))
-    mock = MockApi().start()
-    try:
-        claude = host(claude_binary, tmp_path, mock, abcd_on_path, None)
-        for argv in (["marketplace", "add", str(market)], ["install", "abcd@abcd-local"]):
-            done = subprocess.run(
-                [str(claude_binary), "plugin", *argv],
-                cwd=claude.project,
-                env=claude.env(),
-                capture_output=True,
-                text=True,
-                timeout=60,
-                check=False,
-            )
-            assert done.returncode == 0, done.stdout + done.stderr
-        add_the_note(claude)
 
-        sent = ask_with_commands_in_it(claude, tmp_path / "marks")
-    finally:
-        mock.stop()
+    def install_from_the_marketplace(claude: Claude) -> None:
+        claude.tool(str(claude_binary), "plugin", "marketplace", "add", str(market))
+        claude.tool(str(claude_binary), "plugin", "install", "abcd@abcd-local")
 
-    copies = [p for p in (claude.home / ".claude" / "plugins").rglob("hooks") if p.is_dir()]
+    sent = asked(claude_binary, tmp_path, abcd_on_path, None, install_from_the_marketplace)
+
+    copies = [p for p in (tmp_path / "home" / ".claude" / "plugins").rglob("hooks") if p.is_dir()]
     (copy,) = copies
-    assert copy.resolve() != (plugin_dir() / "hooks").resolve(), "the host's own copy"
+    assert copy.resolve() != (SHIPPED / "hooks").resolve(), "the host's own copy"
     for name in HOOK_FILES:
         assert os.access(copy / name, os.X_OK), f"{name} lost its executable bit in the copy"
     assert TITLE in sent
