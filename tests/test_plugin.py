@@ -78,6 +78,25 @@ def test_each_hooks_file_is_executable_and_runs_the_launcher_for_its_hook(
         assert (out.returncode, out.stdout, out.stderr) == (0, f"on PATH: hook {hook}\n{{}}", "")
 
 
+def test_a_hooks_file_whose_launcher_is_missing_says_so_and_does_not_block(tmp_path: Path) -> None:
+    partial = tmp_path / "plugin"
+    shutil.copytree(PLUGIN, partial)
+    (partial / "hooks" / "abcd-hook").unlink()
+
+    out = subprocess.run(
+        [str(partial / "hooks" / "prompt-router")],
+        input="{}",
+        env={"PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+    assert out.returncode == 1, "Claude Code blocks the prompt on exit 2, and only on 2"
+    assert out.stderr == f"abcd: no {partial}/hooks/abcd-hook, so the hook did nothing\n"
+
+
 def test_the_launcher_without_a_hook_and_not_run_through_a_hooks_file_says_how_to_call_it() -> None:
     out = subprocess.run(
         ["sh", str(LAUNCHER)],
