@@ -34,6 +34,20 @@ def abcd_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     yield home
 
 
+def shell_prefix(folder: Path) -> Path:
+    """A CLAUDE_CODE_SHELL_PREFIX as a person might set one, say for an audit: it logs its
+    arguments to `folder/log`, one to a line, then runs its last one (the host's command string)
+    through `sh -c`."""
+    folder.mkdir(parents=True)
+    wrapper = folder / "audit"
+    wrapper.write_text(
+        '#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done >> "${0%/*}/log"\n'
+        'for a in "$@"; do last=$a; done\nexec /bin/sh -c "$last"\n'
+    )
+    wrapper.chmod(0o755)
+    return wrapper
+
+
 def git(cwd: Path, *args: str) -> str:
     out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
     return out.stdout.strip()

@@ -47,9 +47,7 @@ def the_hooks_find(script: Path, tmp_path: Path) -> None:
     assert out.stderr == ""
     assert (tmp_path / "abcd-home").is_dir(), "the hook ran and made its home"
     # The tool's own environment: the launcher runs its Python directly, without `site`.
-    traced = run(
-        ["sh", "-x", str(plugin / "hooks" / "prompt-router")], stdin=payload, env=env
-    )
+    traced = run(["sh", "-x", str(plugin / "hooks" / "prompt-router")], stdin=payload, env=env)
     assert traced.returncode == 0, traced.stderr
     assert " -S -P -c " in traced.stderr
     assert (

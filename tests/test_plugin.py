@@ -18,7 +18,7 @@ import abcd
 from abcd.cli import plugin_cmd
 from abcd.cli.memory_cmd import app as memory_app
 from abcd.errors import AbcdError
-from tests.conftest import Run, git
+from tests.conftest import Run, git, shell_prefix
 
 PLUGIN = plugin_cmd.plugin_dir()
 PAGE = PLUGIN / "commands" / "memory.md"
@@ -58,7 +58,7 @@ def test_hooks_json_wires_exactly_the_four_events_to_the_four_hook_commands() ->
         assert entry["type"] == "command"
         # Exec form: the host starts the file itself, with no shell to parse the path.
         assert entry["command"] == f"${{CLAUDE_PLUGIN_ROOT}}/hooks/{hook}"
-        assert entry["args"] == []
+        assert entry["args"] == ["--exec-form"]
         assert group.get("matcher") == MATCHERS.get(event), f"{event}'s matcher"
 
 
@@ -71,11 +71,36 @@ def test_each_hooks_file_is_executable_and_runs_the_launcher_for_its_hook(
     started = PLUGIN / "hooks" / hook
     assert started.stat().st_mode & 0o111 == 0o111, "the host spawns the file itself"
 
-    for argv in ([str(started)], ["/bin/sh", "-c", str(started)]):  # exec form, and before it
+    for argv in ([str(started), "--exec-form"], ["/bin/sh", "-c", str(started)]):  # as hosts do
         out = subprocess.run(
             argv, input="{}", env=env, capture_output=True, text=True, timeout=30, check=False
         )
         assert (out.returncode, out.stdout, out.stderr) == (0, f"on PATH: hook {hook}\n{{}}", "")
+
+
+@pytest.mark.parametrize("flags", ["", " -v"])
+def test_in_exec_form_a_hook_goes_through_the_persons_shell_prefix_as_a_shell_form_one_does(
+    tmp_path: Path, flags: str
+) -> None:
+    """The host puts CLAUDE_CODE_SHELL_PREFIX in front of a command string only (its last ` -...`
+    split off as flags, then the command quoted); the launcher does the same for exec form."""
+    on_path = fake_abcd(tmp_path / "bin", "on PATH")
+    wrapper = shell_prefix(tmp_path / "it's a wrapper")
+    started = PLUGIN / "hooks" / "prompt-router"
+    env = {"PATH": f"{on_path}:/usr/bin:/bin", "CLAUDE_CODE_SHELL_PREFIX": f"{wrapper}{flags}"}
+
+    out = subprocess.run(
+        [str(started), "--exec-form"],
+        input="{}",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+    assert (out.returncode, out.stdout, out.stderr) == (0, "on PATH: hook prompt-router\n{}", "")
+    assert (wrapper.parent / "log").read_text().splitlines() == [*flags.split(), str(started)]
 
 
 def test_a_hooks_file_whose_launcher_is_missing_says_so_and_does_not_block(tmp_path: Path) -> None:

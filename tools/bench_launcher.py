@@ -11,7 +11,7 @@ times, alternating, each layout's
 
 - `console script`: `<prefix>/bin/abcd hook prompt-router`, what
   `tools/bench_hook.py` times;
-- `exec form`: `<plugin>/hooks/prompt-router`, spawned with no shell: what a
+- `exec form`: `<plugin>/hooks/prompt-router --exec-form`, spawned with no shell: what a
   host that knows exec-form hooks (Claude Code 2.1.139 and later) runs for
   `hooks.json`;
 - `shell form`: `/bin/sh -c 'sh "$CLAUDE_PLUGIN_ROOT/hooks/abcd-hook"
@@ -68,7 +68,10 @@ def main() -> int:
             script = str(laid_out(prefix, form))
             launcher = launcher_of(prefix)
             commands[f"{form:7s} console script"] = ([script, "hook", "prompt-router"], script)
-            commands[f"{form:7s} exec form"] = ([str(launcher.with_name("prompt-router"))], script)
+            commands[f"{form:7s} exec form"] = (
+                [str(launcher.with_name("prompt-router")), "--exec-form"],
+                script,
+            )
             commands[f"{form:7s} shell form"] = (shell_form(launcher), script)
             commands[f"{form:7s} its python alone"] = (
                 [*direct(prefix), "hook", "prompt-router"],

@@ -1,7 +1,7 @@
 """The hooks as each real host starts them: exec form where the host knows it, `/bin/sh -c` before.
 
 `hooks.json` names each hook's own file (`${CLAUDE_PLUGIN_ROOT}/hooks/prompt-router`)
-with `"args": []`. Claude Code 2.1.139 and later read that as exec form and spawn the
+with `"args": ["--exec-form"]`. Claude Code 2.1.139 and later read that as exec form and spawn the
 file with no shell; 2.1.138, the last host before it, drops the `args` it does not know
 and runs the same path through `/bin/sh -c`. On both hosts the note comes back, and
 what a person types is never run as a command: the prompt reaches the hook only on its
@@ -11,7 +11,8 @@ a prompt's `$(...)` runs.)
 
 On the pinned host a plugin folder whose name holds a space, a `$(...)` and quotes
 works (an older host cannot start hooks from there: docs/host.md), and the copy a
-marketplace install makes keeps the files the host spawns executable.
+marketplace install makes keeps the files the host spawns executable. A person's
+CLAUDE_CODE_SHELL_PREFIX wraps the hooks on both hosts.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import shell_prefix
 from tests.e2e.claude_cli import BEFORE_EXEC_FORM, Claude, InstallFailed, install, skip_without_node
 from tests.e2e.conftest import SHIPPED, plugin_host
 from tests.e2e.lesson import BODY, RECALL, TITLE, WRITER
@@ -55,10 +57,11 @@ def asked(
     abcd_on_path: Path,
     plugin: Path | None = SHIPPED,
     first: Callable[[Claude], None] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> str:
     """In a host with `plugin` loaded (after `first`, if given), a note added and a matching prompt
     that holds a command substitution and backticks: the text the model was sent. Either would
-    leave a file in `root/marks` if any shell ran it."""
+    leave a file in `root/marks` if any shell ran it. `env` is added to the host's."""
     marks = root / "marks"
     marks.mkdir()
     with plugin_host(root, binary, abcd_on_path, plugin) as claude:
@@ -66,7 +69,7 @@ def asked(
             first(claude)
         add_the_note(claude)
         prompt = f"how do I run the tests $(touch {marks}/dollar) `touch {marks}/backtick`"
-        (request,) = claude.run(prompt).agent_requests()
+        (request,) = claude.run(prompt, extra_env=env).agent_requests()
     return request.text()
 
 
@@ -91,6 +94,29 @@ def test_the_note_comes_back_and_no_shell_runs_the_prompt_on_each_host(
 
     assert list((tmp_path / "marks").iterdir()) == [], "a shell ran the prompt"
     assert TITLE in sent, f"on Claude Code {which}, the prompt hook brought the note back"
+
+
+@pytest.mark.parametrize("which", ["pinned", "older"])
+def test_a_persons_shell_prefix_wraps_the_hooks_on_each_host(
+    which: str,
+    claude_binary: Path,
+    request: pytest.FixtureRequest,
+    abcd_on_path: Path,
+    tmp_path: Path,
+) -> None:
+    """The older host puts CLAUDE_CODE_SHELL_PREFIX in front of the hook's command string; the
+    pinned one starts an exec-form hook without it, and the launcher puts it back."""
+    binary = claude_binary if which == "pinned" else request.getfixturevalue("older_host")
+    wrapper = shell_prefix(tmp_path / "wrapper")
+
+    sent = asked(binary, tmp_path, abcd_on_path, env={"CLAUDE_CODE_SHELL_PREFIX": str(wrapper)})
+
+    wrapped = (wrapper.parent / "log").read_text().splitlines()
+    assert [line.rsplit("/", 2)[1:] for line in wrapped] == [
+        ["hooks", "session-start"],
+        ["hooks", "prompt-router"],
+    ]
+    assert TITLE in sent
 
 
 def test_a_plugin_folder_whose_name_a_shell_would_split_or_run_works_on_the_pinned_host(
