@@ -70,6 +70,9 @@ def test_each_hooks_file_is_executable_and_runs_the_launcher_for_its_hook(
     env = {"PATH": f"{on_path}:/usr/bin:/bin"}
     started = PLUGIN / "hooks" / hook
     assert started.stat().st_mode & 0o111 == 0o111, "the host spawns the file itself"
+    assert started.read_text() == (PLUGIN / "hooks" / "prompt-router").read_text(), (
+        "one file, four names"
+    )
 
     for argv in ([str(started), "--exec-form"], ["/bin/sh", "-c", str(started)]):  # as hosts do
         out = subprocess.run(
