@@ -80,36 +80,29 @@ def copied(root: Path, folder: str) -> Path:
     return copy
 
 
-@pytest.mark.parametrize("which", ["pinned", "older"])
-def test_the_note_comes_back_and_no_shell_runs_the_prompt_on_each_host(
-    which: str,
-    claude_binary: Path,
-    request: pytest.FixtureRequest,
-    abcd_on_path: Path,
-    tmp_path: Path,
-) -> None:
-    binary = claude_binary if which == "pinned" else request.getfixturevalue("older_host")
+@pytest.fixture(params=["pinned", "older"])
+def each_host(request: pytest.FixtureRequest, claude_binary: Path) -> Path:
+    """The pinned host, then the last one before exec form."""
+    return claude_binary if request.param == "pinned" else request.getfixturevalue("older_host")
 
-    sent = asked(binary, tmp_path, abcd_on_path)
+
+def test_the_note_comes_back_and_no_shell_runs_the_prompt_on_each_host(
+    each_host: Path, abcd_on_path: Path, tmp_path: Path
+) -> None:
+    sent = asked(each_host, tmp_path, abcd_on_path)
 
     assert list((tmp_path / "marks").iterdir()) == [], "a shell ran the prompt"
-    assert TITLE in sent, f"on Claude Code {which}, the prompt hook brought the note back"
+    assert TITLE in sent, f"with {each_host}, the prompt hook brought the note back"
 
 
-@pytest.mark.parametrize("which", ["pinned", "older"])
 def test_a_persons_shell_prefix_wraps_the_hooks_on_each_host(
-    which: str,
-    claude_binary: Path,
-    request: pytest.FixtureRequest,
-    abcd_on_path: Path,
-    tmp_path: Path,
+    each_host: Path, abcd_on_path: Path, tmp_path: Path
 ) -> None:
     """The older host puts CLAUDE_CODE_SHELL_PREFIX in front of the hook's command string; the
     pinned one starts an exec-form hook without it, and the launcher puts it back."""
-    binary = claude_binary if which == "pinned" else request.getfixturevalue("older_host")
     wrapper = shell_prefix(tmp_path / "wrapper")
 
-    sent = asked(binary, tmp_path, abcd_on_path, env={"CLAUDE_CODE_SHELL_PREFIX": str(wrapper)})
+    sent = asked(each_host, tmp_path, abcd_on_path, env={"CLAUDE_CODE_SHELL_PREFIX": str(wrapper)})
 
     wrapped = (wrapper.parent / "log").read_text().splitlines()
     assert [line.rsplit("/", 2)[1:] for line in wrapped] == [
