@@ -67,7 +67,6 @@ def test_each_hooks_file_is_executable_and_runs_the_launcher_for_its_hook(
     hook: str, tmp_path: Path
 ) -> None:
     on_path = fake_abcd(tmp_path / "bin", "on PATH")
-    env = {"PATH": f"{on_path}:/usr/bin:/bin"}
     started = PLUGIN / "hooks" / hook
     assert started.stat().st_mode & 0o111 == 0o111, "the host spawns the file itself"
     assert started.read_text() == (PLUGIN / "hooks" / "prompt-router").read_text(), (
@@ -75,9 +74,7 @@ def test_each_hooks_file_is_executable_and_runs_the_launcher_for_its_hook(
     )
 
     for argv in ([str(started), "--exec-form"], ["/bin/sh", "-c", str(started)]):  # as hosts do
-        out = subprocess.run(
-            argv, input="{}", env=env, capture_output=True, text=True, timeout=30, check=False
-        )
+        out = run_hook(argv, path=[on_path], stdin="{}")
         assert (out.returncode, out.stdout, out.stderr) == (0, f"on PATH: hook {hook}\n{{}}", "")
 
 
@@ -90,17 +87,9 @@ def test_in_exec_form_a_hook_goes_through_the_persons_shell_prefix_as_a_shell_fo
     on_path = fake_abcd(tmp_path / "bin", "on PATH")
     wrapper = shell_prefix(tmp_path / "it's a wrapper")
     started = PLUGIN / "hooks" / "prompt-router"
-    env = {"PATH": f"{on_path}:/usr/bin:/bin", "CLAUDE_CODE_SHELL_PREFIX": f"{wrapper}{flags}"}
+    prefix = {"CLAUDE_CODE_SHELL_PREFIX": f"{wrapper}{flags}"}
 
-    out = subprocess.run(
-        [str(started), "--exec-form"],
-        input="{}",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    out = run_hook([str(started), "--exec-form"], path=[on_path], stdin="{}", env=prefix)
 
     assert (out.returncode, out.stdout, out.stderr) == (0, "on PATH: hook prompt-router\n{}", "")
     assert (wrapper.parent / "log").read_text().splitlines() == [*flags.split(), str(started)]
@@ -111,29 +100,14 @@ def test_a_hooks_file_whose_launcher_is_missing_says_so_and_does_not_block(tmp_p
     shutil.copytree(PLUGIN, partial)
     (partial / "hooks" / "abcd-hook").unlink()
 
-    out = subprocess.run(
-        [str(partial / "hooks" / "prompt-router")],
-        input="{}",
-        env={"PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    out = run_hook([str(partial / "hooks" / "prompt-router")], path=[], stdin="{}")
 
     assert out.returncode == 1, "Claude Code blocks the prompt on exit 2, and only on 2"
     assert out.stderr == f"abcd: no {partial}/hooks/abcd-hook, so the hook did nothing\n"
 
 
 def test_the_launcher_without_a_hook_and_not_run_through_a_hooks_file_says_how_to_call_it() -> None:
-    out = subprocess.run(
-        ["sh", str(LAUNCHER)],
-        env={"PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    out = run_hook(["sh", str(LAUNCHER)], path=[])
 
     assert out.returncode == 1
     assert out.stderr.startswith("usage: abcd-hook HOOK")
@@ -159,18 +133,25 @@ def fake_abcd(folder: Path, name: str, exit_code: int = 0) -> Path:
     return folder
 
 
-def launch(
-    launcher: Path, hook: str, *, path: list[Path], stdin: str = ""
+def run_hook(
+    argv: list[str], *, path: list[Path], stdin: str = "", env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """`argv` with `path` before the system's tools on PATH, and nothing else but `env`."""
     return subprocess.run(
-        ["sh", str(launcher), hook],
+        argv,
         input=stdin,
-        env={"PATH": ":".join([*map(str, path), "/usr/bin", "/bin"])},
+        env={"PATH": ":".join([*map(str, path), "/usr/bin", "/bin"]), **(env or {})},
         capture_output=True,
         text=True,
         timeout=30,
         check=False,
     )
+
+
+def launch(
+    launcher: Path, hook: str, *, path: list[Path], stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    return run_hook(["sh", str(launcher), hook], path=path, stdin=stdin)
 
 
 def installed_plugin(prefix: Path) -> Path:
