@@ -148,11 +148,11 @@ def laid_out(prefix: Path, script: str = "pip", *, stemmer: bool = True) -> Path
 def direct(prefix: Path) -> list[str]:
     """The command the plugin's launcher in the install at `prefix` runs when it starts the
     environment's Python itself, up to the hook's own arguments: the interpreter and flags the
-    console script's first line names, the launcher's `-S -P -c` program (read from the
+    console script's first line names, the launcher's `-S -c` program (read from the
     launcher), and the site-packages folder."""
     first = (prefix / "bin" / "abcd").read_text().splitlines()[0]
     launcher = launcher_of(prefix)
-    found = re.search(r"-S -P -c '(.*?)' \"\$packages\"", launcher.read_text(), re.DOTALL)
+    found = re.search(r"-S -c '(.*?)' \"\$packages\"", launcher.read_text(), re.DOTALL)
     assert found is not None, f"{launcher} runs no Python directly"
-    program = ["-S", "-P", "-c", found.group(1), str(site_packages(prefix))]
+    program = ["-S", "-c", found.group(1), str(site_packages(prefix))]
     return [*first.removeprefix("#!").split(), *program]

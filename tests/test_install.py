@@ -49,7 +49,7 @@ def the_hooks_find(script: Path, tmp_path: Path) -> None:
     # The tool's own environment: the launcher runs its Python directly, without `site`.
     traced = run(["sh", "-x", str(plugin / "hooks" / "prompt-router")], stdin=payload, env=env)
     assert traced.returncode == 0, traced.stderr
-    assert " -S -P -c " in traced.stderr
+    assert " -S -c " in traced.stderr
     assert (
         traced.stdout == run([str(script), "hook", "prompt-router"], stdin=payload, env=env).stdout
     )
@@ -88,7 +88,7 @@ def test_installing_from_a_git_url_gives_the_same(tmp_path: Path) -> None:
 def test_a_uv_install_on_every_supported_python_gives_the_same(
     version: str, tmp_path: Path
 ) -> None:
-    """The launcher starts the tool environment's own Python (`-S -P`): on each Python abcd
+    """The launcher starts the tool environment's own Python (`-S`): on each Python abcd
     supports, where one is installed here."""
     script = install(tmp_path / "tools", "uv", str(REPO_ROOT), python=interpreter(version))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from tests.installed import (
     site_packages,
 )
 
-FAST = " -S -P -c "  # in the launcher's trace: the environment's Python, run directly
+FAST = " -S -c "  # in the launcher's trace: the environment's Python, run directly
 
 
 Hook = Callable[[str, dict[str, str]], subprocess.CompletedProcess[str]]
@@ -116,6 +117,38 @@ def test_an_installed_launcher_runs_the_environments_python_and_recalls_what_the
     # The hook's own report on stderr is the same (`sh -x` adds its trace around it).
     said = [line for line in fast.stderr.splitlines() if line.startswith("abcd")]
     assert said == slow.stderr.splitlines()
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc")
+def test_the_process_the_host_starts_becomes_the_python_itself(tmp_path: Path) -> None:
+    """`exec`: no shell is left waiting on the Python (~0.3 ms a prompt), and the Python's exit
+    status is the hook's."""
+    prefix, home, project = tmp_path / "venv", tmp_path / "h" / "abcd-home", tmp_path / "project"
+    project.mkdir()
+    a_note(laid_out(prefix), home)
+    hook = launcher_of(prefix).parent / "prompt-router"
+    env = {"PATH": BARE_PATH, "HOME": str(home.parent), "ABCD_HOME": str(home)}
+    argv = b""
+    with subprocess.Popen(
+        [str(hook), "--exec-form"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=project,
+        text=True,
+    ) as started:
+        # The hook waits on its payload, so the process stays to be looked at until it is sent.
+        deadline = time.monotonic() + 30
+        while b"\0-S\0-c\0" not in argv and time.monotonic() < deadline:
+            argv = Path(f"/proc/{started.pid}/cmdline").read_bytes()
+            time.sleep(0.001)
+        payload = {"session_id": "s-exec", "cwd": str(project), "prompt": "flaky again"}
+        out, err = started.communicate(json.dumps(payload), timeout=60)
+
+    assert argv.split(b"\0")[0] == bytes(prefix / "bin" / "python"), argv
+    assert started.returncode == 0, err
+    assert "Run the flaky suite" in out
 
 
 def test_a_plugin_path_with_a_dot_dot_in_it_is_resolved_first_and_still_starts_the_python(
