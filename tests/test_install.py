@@ -22,10 +22,10 @@ pytestmark = pytest.mark.slow
 
 
 def run(
-    argv: list[str], *, stdin: str = "", env: dict[str, str] | None = None
+    argv: list[str], *, stdin: str = "", env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        argv, input=stdin, env=env, capture_output=True, text=True, timeout=60, check=False
+        argv, input=stdin, env=env, cwd=cwd, capture_output=True, text=True, timeout=60, check=False
     )
 
 
@@ -46,10 +46,18 @@ def the_hooks_find(script: Path, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""
     assert (tmp_path / "abcd-home").is_dir(), "the hook ran and made its home"
-    # The tool's own environment: the launcher runs its Python directly, without `site`.
-    traced = run(["sh", "-x", str(plugin / "hooks" / "prompt-router")], stdin=payload, env=env)
+    # The tool's own environment: the launcher runs its Python directly, without `site`, and
+    # nothing in the working folder (the person's project) is imported, on this Python too.
+    marker = tmp_path / "imported-from-the-project"
+    for name in ("site.py", "Stemmer.py", "abcd/__init__.py", "abcd/entry.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(f"open({str(marker)!r}, 'a').write(__name__ + '\\n')\n")
+    traced = run(
+        ["sh", "-x", str(plugin / "hooks" / "prompt-router")], stdin=payload, env=env, cwd=project
+    )
     assert traced.returncode == 0, traced.stderr
     assert " -S -c " in traced.stderr
+    assert not marker.exists(), marker.read_text()
     assert (
         traced.stdout == run([str(script), "hook", "prompt-router"], stdin=payload, env=env).stdout
     )

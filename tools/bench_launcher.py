@@ -19,9 +19,11 @@ times, alternating, each layout's
   command string, through `/bin/sh -c`), with this launcher;
 - `its python alone`: what the launcher runs, without `sh` around it (the
   figure to set beside `console script`);
-- `launcher before` (with `--before FILE`): `FILE` as the launcher, in the
-  shell form, for example an earlier one
-  (`git show REV:src/abcd/plugin/hooks/abcd-hook > FILE`);
+- `launcher before` (with `--before FILE`): `FILE` as the launcher of a layout
+  of its own, for example an earlier one
+  (`git show REV:src/abcd/plugin/hooks/abcd-hook > FILE`), started as the host
+  started the `hooks.json` it shipped with: in exec form when it knows that
+  form (`--exec-form`), else in the shell form;
 
 and `python -I -c pass`. Each run starts a new session first (untimed), so
 each prompt is the first of its session. Prints each one's median and its
@@ -48,6 +50,18 @@ from tests.installed import CONSOLE_SCRIPTS, direct, laid_out, launcher_of
 def shell_form(launcher: Path) -> list[str]:
     """A `hooks.json` command string run as a host runs one: `/bin/sh -c`, the path quoted."""
     return ["/bin/sh", "-c", f'sh "{launcher}" prompt-router']
+
+
+def before(launcher: Path, work: Path, form: str) -> tuple[list[str], str]:
+    """`launcher` in a layout of its own (the same code, console script `form`), started as the
+    host started the `hooks.json` it came with: the hook's own file in exec form when it knows
+    that form, else the shell form. The command and its console script."""
+    prefix = work / ("before-" + form.replace("<", "-before-"))
+    script = str(laid_out(prefix, form))
+    shutil.copy(launcher, launcher_of(prefix))
+    if "--exec-form" in launcher.read_text():
+        return [str(launcher_of(prefix).with_name("prompt-router")), "--exec-form"], script
+    return shell_form(launcher_of(prefix)), script
 
 
 def main() -> int:
@@ -78,9 +92,7 @@ def main() -> int:
                 script,
             )
             if args.before is not None:
-                before = launcher.with_name("abcd-hook-before")
-                shutil.copy(args.before, before)
-                commands[f"{form:7s} launcher before"] = (shell_form(before), script)
+                commands[f"{form:7s} launcher before"] = before(args.before, work, form)
         times: dict[str, list[float]] = {name: [] for name in [*commands, "pass"]}
         for run in range(args.runs + 2):  # the first two write each layout's bundle and caches
             for number, (name, (argv, script)) in enumerate(commands.items()):
