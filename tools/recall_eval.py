@@ -3,6 +3,7 @@
 
     .venv/bin/python tools/recall_eval.py [--set DIR] [--notes DIR] [--half tune|held|all]
                                           [--misses] [--json] [--seed] [--calibrate]
+                                          [--sweep-ranking]
 
 Builds a throwaway home in a temp `ABCD_HOME` through the real paths a
 person's home is built by: the notes go in through `abcd memory import`
@@ -45,6 +46,8 @@ setting's figures; `SECOND_MIN_SCORE`, `SECOND_MIN_SHARE`,
 are the setting with the best
 hit@1 (then hit@5) that is never less silent than the seed's design there,
 the strictest of those that tie (the sweep runs from lenient to strict).
+`--sweep-ranking` sweeps BM25F's `k1` and `b` the same way, with the second
+tier as shipped, and picks by the same rule (the shipped pair on a tie).
 """
 
 from __future__ import annotations
@@ -182,6 +185,8 @@ WORDS = (1, 2)
 UNHELD = (0.0, 0.25, 0.5, 1.0)
 THRESHOLDS = ("SECOND_MIN_SCORE", "SECOND_MIN_SHARE", "SECOND_MIN_WORDS", "SECOND_UNHELD_WEIGHT")
 SEED: Setting = (math.inf, 0.0, 1, 0.0)
+RANKING_K1 = (0.6, 0.9, 1.2, 1.6, 2.0)
+RANKING_B = (0.3, 0.5, 0.75, 0.9)
 
 
 def calibrate(recallset: Path, notes: Path | None) -> int:
@@ -213,6 +218,39 @@ def calibrate(recallset: Path, notes: Path | None) -> int:
     return 0
 
 
+def sweep_ranking(recallset: Path, notes: Path | None) -> int:
+    """BM25F's `k1` and `b` swept on the tuning half, over both writings (or `notes`), with the
+    second tier as shipped: each pair's figures, and the pair the calibration's rule picks (best
+    hit@1, then hit@5, never less silent than the shipped pair; the shipped pair on a tie).
+
+    `k1` and `b` are read when a prompt is ranked (the index and caches keep weighted counts and
+    lengths, never a score), so the one home built for each writing serves every pair.
+    """
+    from abcd.recall import bm25f, constants, engine, second
+
+    shipped = (constants.K1, constants.B)
+    pairs = [(k1, b) for k1 in RANKING_K1 for b in RANKING_B]
+    writings = [notes] if notes is not None else [None, recallset / "taught"]
+    figures_of: dict[tuple[float, float], dict[str, float]] = {}
+    try:
+        for k1, b in pairs:
+            for module in (bm25f, engine, second):
+                vars(module).update(K1=k1, B=b)
+            figures_of[(k1, b)] = summed([run(recallset, "tune", None, w)[0] for w in writings])
+    finally:
+        for module in (bm25f, engine, second):
+            vars(module).update(K1=shipped[0], B=shipped[1])
+    base = figures_of[shipped]
+    best = shipped
+    for pair, f in figures_of.items():
+        print(line(f"k1 {pair[0]:g} b {pair[1]:g}" + (" (shipped)" if pair == shipped else ""), f))
+        better = (f["hit@1"], f["hit@5"]) > (figures_of[best]["hit@1"], figures_of[best]["hit@5"])
+        if f["silent"] >= base["silent"] and better:
+            best = pair
+    print(f"picked: K1 = {best[0]:g}, B = {best[1]:g}")
+    return 0
+
+
 def summed(runs: list[list[Row]]) -> dict[str, float]:
     """The figures of several runs' rows taken as one list."""
     return figures([row for rows in runs for row in rows])
@@ -231,9 +269,14 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--seed", action="store_true", help="the seed's design: no second tier")
     parser.add_argument("--calibrate", action="store_true", help="sweep the thresholds on tune")
+    parser.add_argument(
+        "--sweep-ranking", action="store_true", help="sweep BM25F's k1 and b on tune"
+    )
     args = parser.parse_args()
     if args.calibrate:
         return calibrate(args.set, args.notes)
+    if args.sweep_ranking:
+        return sweep_ranking(args.set, args.notes)
     rows = run(args.set, args.half, [SEED] if args.seed else None, args.notes)[0]
     halves = ["tune", "held"] if args.half == "all" else [args.half]
     groups = {name: [r for r in rows if r.half == name] for name in halves}
