@@ -23,11 +23,11 @@ from __future__ import annotations
 import argparse
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from benchlib import timed
 
 
 def script(folder: Path, name: str, body: str) -> list[str]:
@@ -54,7 +54,7 @@ def main() -> int:
         times: dict[str, list[float]] = {name: [] for name in commands}
         for run in range(args.runs + 5):  # the first few fill the page cache
             for name, argv in commands.items():
-                spent = _timed(argv)
+                spent = timed(argv)
                 if run >= 5:
                     times[name].append(spent)
     base = statistics.median(times["directly"])
@@ -63,12 +63,6 @@ def main() -> int:
         median = statistics.median(runs)
         print(f"  {name:10s} {median * 1000:6.3f} ms  {(median - base) * 1000:+6.3f} ms")
     return 0
-
-
-def _timed(argv: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(argv, check=True)
-    return time.perf_counter() - start
 
 
 if __name__ == "__main__":
