@@ -1,4 +1,4 @@
-"""The hook's benchmark and its breakdown run as docs/performance.md quotes them.
+"""The hook's benchmarks and its breakdown run as docs/performance.md quotes them.
 
 They read the bundle's file and build homes through the real paths, so a change to either can
 leave them broken without any test of the product failing. These run each on a small home and
@@ -79,3 +79,10 @@ def test_the_launcher_benchmark_times_each_install_layout_each_way_a_host_runs_i
     ways = ["console script", "exec form", "shell form", "its python alone", "launcher before"]
     expected = [f"{form:7s} {way}" for form in ("pip", "pip<25", "pipx") for way in ways]
     assert rows == [*expected, "pass"], report
+
+
+def test_the_shell_benchmark_times_a_python_started_each_way(tmp_path: Path) -> None:
+    report = tool("bench_shell.py", "--runs", "1", home=tmp_path)
+
+    rows = re.findall(r"^  (.+?) +[\d.]+ ms +[+-][\d.]+ ms$", report, re.MULTILINE)
+    assert rows == ["directly", "sh, exec", "sh, waits", "sh -c :"], report
