@@ -539,23 +539,19 @@ class ReachTable:
             return None
         return cls(order, n, total, lengths, columns)
 
-    def forward(self, item: Item) -> Forward:
-        """The item's weighted length and its counts of the decoded stems (the prompt's): all the
-        second tier reads of an item in reach (issue 16)."""
-        no = self.at[item.stem_key or item.signature()]
-        return self.lengths[no], {stem: col[no] for stem, col in self.columns.items() if no in col}
-
     def forward_if(self, item: Item, telling: frozenset[str]) -> Forward | None:
-        """`forward`, or `None` when the item holds none of `telling` (the second tier judges only
-        an item holding one): a set look-up for each item, the holders gathered once from the
-        telling stems' columns."""
+        """The item's weighted length and its counts of the decoded stems (the prompt's), all the
+        second tier reads of an item in reach (issue 16); or `None` when the item holds none of
+        `telling` (the second tier judges only an item holding one): a set look-up for each item,
+        the holders gathered once from the telling stems' columns."""
+        columns = self.columns
         if telling is not self._telling:
-            columns = self.columns
             self._holders = set().union(*(columns[s].keys() for s in telling if s in columns))
             self._telling = telling
-        if self.at[item.stem_key or item.signature()] not in self._holders:
+        no = self.at[item.stem_key or item.signature()]
+        if no not in self._holders:
             return None
-        return self.forward(item)
+        return self.lengths[no], {stem: col[no] for stem, col in columns.items() if no in col}
 
     def held(self, terms: Collection[str]) -> dict[str, int]:
         """How many items in reach hold each of `terms` (each one of the prompt's stems)."""
