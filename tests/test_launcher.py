@@ -265,6 +265,59 @@ def test_a_project_holding_modules_named_like_the_hooks_own_runs_none_of_them(
     assert not marker.exists(), marker.read_text()
 
 
+@pytest.mark.parametrize("way", ["python", "console script"])
+@pytest.mark.parametrize(
+    "pythonpath", [":{elsewhere}", "{elsewhere}:", ".", "lib:{elsewhere}", "::"]
+)
+def test_a_pythonpath_naming_the_working_folder_still_runs_nothing_from_the_project(
+    tmp_path: Path, way: str, pythonpath: str
+) -> None:
+    """An empty or relative `PYTHONPATH` entry (`export PYTHONPATH=$PYTHONPATH:/x` with none set
+    before leaves one) names a folder in the working folder, the person's project, which Python
+    searches before the standard library and the install: the launcher passes on only absolute
+    entries, whichever way it then starts abcd."""
+    prefix, home, project = tmp_path / "venv", tmp_path / "h" / "abcd-home", tmp_path / "project"
+    abcd = laid_out(prefix)
+    a_note(abcd, home)
+    if way == "console script":  # pip's form for a long path, which the launcher runs as it is
+        body = abcd.read_text().split("\n", 1)[1]
+        abcd.write_text(f"#!/bin/sh\n'''exec' '{prefix}/bin/python' \"$0\" \"$@\"\n' '''\n{body}")
+    marker = tmp_path / "imported-from-the-project"
+    planted = f"open({str(marker)!r}, 'a').write(__name__ + '\\n')\n"
+    for folder in (project, project / "lib"):
+        for name in ("Stemmer.py", "json.py", "struct.py", "abcd/__init__.py", "abcd/entry.py"):
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(planted)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {
+        "PATH": BARE_PATH,
+        "HOME": str(home.parent),
+        "ABCD_HOME": str(home),
+        "PYTHONPATH": pythonpath.format(elsewhere=elsewhere),
+    }
+    hooks = launcher_of(prefix).parent
+
+    def hook(name: str, payload: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["sh", "-x", str(hooks / name)],
+            input=json.dumps(payload),
+            env=env,
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    out = recalled(hook, project, "s-pythonpath")
+
+    assert out.returncode == 0, out.stderr
+    assert (FAST in out.stderr) == (way == "python")
+    assert "Run the flaky suite" in out.stdout
+    assert not marker.exists(), marker.read_text()
+
+
 def test_the_pre_tool_use_hook_runs_the_same_way_and_allows_the_captured_note_command(
     tmp_path: Path,
 ) -> None:

@@ -238,6 +238,59 @@ def test_without_any_abcd_the_launcher_says_so_in_one_line_and_does_not_block(
     assert "no abcd" in out.stderr
 
 
+@pytest.mark.parametrize("before", ["", ".", "bin"])
+def test_an_abcd_in_the_project_is_never_run_through_an_empty_or_relative_path_entry(
+    tmp_path: Path, before: str
+) -> None:
+    """`PATH=$PATH:` or `PATH=.:$PATH` puts the working folder, the person's project, on the
+    search: the launcher looks for abcd in PATH's absolute folders only."""
+    project = tmp_path / "project"
+    fake_abcd(project, "from the project")
+    fake_abcd(project / "bin", "from the project")
+    on_path = fake_abcd(tmp_path / "bin", "on PATH")
+
+    out = subprocess.run(
+        ["sh", str(LAUNCHER), "pre-compact"],
+        input="",
+        env={"PATH": f"{before}:{on_path}:/usr/bin:/bin:"},
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+    assert (out.returncode, out.stdout) == (0, "on PATH: hook pre-compact\n"), out.stderr
+
+
+@pytest.mark.parametrize(
+    ("pythonpath", "passed_on"),
+    [
+        (":/a", "/a"),
+        ("/a:", "/a"),
+        ("lib:/a:./b::/c d:~/e", "/a:/c d"),
+        (".", None),
+        ("::", None),
+        ("/a:/b", "/a:/b"),
+    ],
+)
+def test_the_launcher_passes_on_only_the_absolute_entries_of_pythonpath(
+    tmp_path: Path, pythonpath: str, passed_on: str | None
+) -> None:
+    """An empty or relative entry names a folder in the project, which Python would search for
+    abcd's own modules before the standard library (tests/test_launcher.py plants them)."""
+    shows = tmp_path / "bin"
+    shows.mkdir()
+    (shows / "abcd").write_text('#!/bin/sh\necho "${PYTHONPATH-unset}"\n')
+    (shows / "abcd").chmod(0o755)
+
+    out = run_hook(
+        ["sh", str(LAUNCHER), "prompt-router"], path=[shows], env={"PYTHONPATH": pythonpath}
+    )
+
+    assert (out.returncode, out.stdout) == (0, f"{passed_on or 'unset'}\n"), out.stderr
+
+
 # The page the agent reads: /abcd:memory
 
 

@@ -79,27 +79,41 @@ class Repo:
         return f"Repo(top={self._top!r}, primary={self._primary!r})"
 
 
+def git_program() -> str | None:
+    """The `git` to run, looked for in PATH's absolute folders only; `None` when there is none.
+
+    Git is run from a checkout's top, and an empty or relative PATH entry (`PATH=$PATH:`, or
+    `.`) names a folder there: a `git` the checkout holds would run in its place, from a hook
+    the person never typed.
+    """
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        path = os.path.join(folder, "git")
+        if os.path.isabs(folder) and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
 def _ask_root_commit(top: str) -> str | None:
     import subprocess  # ~5 ms to import: paid only by a caller that needs the root
 
+    from abcd.errors import StorageError
+
+    no_git = "git is not on PATH, so this repository's root commit is unknown"
+    git = git_program()
+    if git is None:
+        raise StorageError(no_git)
     try:
         out = subprocess.run(
-            ["git", "rev-list", "--max-parents=0", "HEAD"],
+            [git, "rev-list", "--max-parents=0", "HEAD"],
             cwd=top,
             capture_output=True,
             text=True,
             timeout=30,
             check=False,
         )
-    except FileNotFoundError:
-        from abcd.errors import StorageError
-
-        raise StorageError(
-            "git is not on PATH, so this repository's root commit is unknown"
-        ) from None
+    except FileNotFoundError:  # gone since it was found
+        raise StorageError(no_git) from None
     except (OSError, subprocess.SubprocessError) as err:
-        from abcd.errors import StorageError
-
         raise StorageError(f"git could not tell this repository's root commit ({err})") from None
     roots = out.stdout.split() if out.returncode == 0 else []
     # rev-list lists newest first; the last is the history's original root.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -292,6 +293,28 @@ def test_without_git_a_tied_add_is_refused_saying_git_is_missing(
     assert result.code == 1 and "git is not on PATH" in result.err
     assert add(abcd, "t", "--everywhere", env={"PATH": str(bare_path)}).code == 0
     assert os.environ["PATH"]
+
+
+@pytest.mark.parametrize("entry", ["", ".", "tools"])
+def test_a_git_the_checkout_holds_is_never_run_through_an_empty_or_relative_path_entry(
+    abcd: Run, repo: Path, tmp_path: Path, entry: str
+) -> None:
+    """Git runs from the checkout's top, where `PATH=$PATH:` (or `.`, or `tools`) would find a
+    `git` the checkout holds before the real one: only PATH's absolute folders are searched."""
+    marker = tmp_path / "ran-the-checkouts-git"
+    for folder in (repo, repo / "tools"):
+        folder.mkdir(exist_ok=True)
+        planted = folder / "git"
+        planted.write_text(f"#!/bin/sh\necho planted >> '{marker}'\necho {'f' * 40}\n")
+        planted.chmod(0o755)
+    real = Path(shutil.which("git") or "/usr/bin/git").parent
+
+    result = add(abcd, env={"PATH": f"{entry}:{real}:/usr/bin:/bin"})
+
+    assert result.code == 0, result.err
+    assert not marker.exists()
+    (note,) = listed(abcd)
+    assert note["root"] == git(repo, "rev-list", "--max-parents=0", "HEAD")
 
 
 def test_a_note_cannot_be_tied_to_a_repository_another_account_owns_and_the_refusal_says_so(

@@ -133,6 +133,30 @@ def test_a_big_home_is_compacted_by_a_detached_process_not_by_the_writer(
         assert verify(home).ok
 
 
+def test_the_detached_compaction_runs_no_abcd_the_working_folder_holds(
+    abcd_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer runs in a checkout (`abcd memory add` from the agent's Bash tool); `python -m`
+    would put that folder first on the child's path, and a planted `abcd` package would run."""
+    checkout = tmp_path / "checkout"
+    marker = tmp_path / "ran-from-the-checkout"
+    planted = f"open({str(marker)!r}, 'a').write(__name__ + '\\n')\n"
+    for name in ("abcd/__init__.py", "abcd/journal/__init__.py", "abcd/journal/compact.py"):
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / name).write_text(planted)
+    monkeypatch.chdir(checkout)
+    settled_home(1)
+    monkeypatch.setattr(compact, "INLINE_BYTES", 0)  # every home counts as big
+    for n in range(1, COMPACT_AFTER + 1):
+        store.append_records(lambda _known, n=n: [added(note_id(n))])
+    deadline = time.monotonic() + 60
+    while stored_seq(abcd_home) != COMPACT_AFTER + 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    assert stored_seq(abcd_home) == COMPACT_AFTER + 1, "the install's own compaction ran"
+    assert not marker.exists(), marker.read_text()
+
+
 def test_a_compaction_run_by_hand_brings_both_caches_up_and_verify_agrees(
     abcd_home: Path,
 ) -> None:

@@ -23,7 +23,7 @@ from abcd.cli.output import notice
 from abcd.errors import AbcdError, Refused
 from abcd.gate.limits import PRIVATE_NAMES_MAX_BYTES
 from abcd.gate.names import parse_private_names
-from abcd.repo import PRIVATE_NAMES_REL, Repo, find_repo
+from abcd.repo import PRIVATE_NAMES_REL, Repo, find_repo, git_program
 
 FOLDER_REL = os.path.dirname(PRIVATE_NAMES_REL)  # .abcd/.work.local
 GITIGNORE = "*\n"
@@ -64,9 +64,12 @@ def _prepare(repo: Repo) -> str:
 
 
 def _say_if_tracked(repo: Repo, path: str) -> None:
+    git = git_program()
+    if git is None:
+        return  # without git there is nothing to publish it with
     try:
         tracked = subprocess.run(
-            ["git", "ls-files", "--error-unmatch", "--", PRIVATE_NAMES_REL],
+            [git, "ls-files", "--error-unmatch", "--", PRIVATE_NAMES_REL],
             cwd=repo.top,
             capture_output=True,
             timeout=30,

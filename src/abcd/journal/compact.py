@@ -155,8 +155,11 @@ def compact_soon(home: Home, view_bytes: int, warnings: list[str] | None) -> Non
     if fd is None:
         return  # one is running: the next writer past the bound asks again
     try:
+        # `-m` would put the working folder (a checkout, say) first on the child's path, and its
+        # own `abcd` would run; `-P` leaves it off, and the home, ours alone, is the child's.
         subprocess.Popen(
-            [sys.executable, "-m", "abcd.journal.compact", home.path, str(fd)],
+            [sys.executable, "-P", "-m", "abcd.journal.compact", home.path, str(fd)],
+            cwd=home.path,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
