@@ -128,7 +128,19 @@ def _generic(rng: random.Random) -> Sample:
     )
     size = rng.randrange(16, 41)
     value = random_letters(rng, size) if rng.randrange(3) == 0 else mixed(rng, size)
-    form = rng.randrange(5)
+    form = rng.randrange(9)
+    # Notes are prose: the name as a person writes it, the operator a word or nothing.
+    said = rng.choice(
+        ["API key", "access key", "secret key", "password", "token", "client secret", "passphrase"]
+    )
+    if form == 5:
+        return Sample(f"the {said} is {value}", value)
+    if form == 6:
+        return Sample(f"the staging {said} for the deploy job was rotated to '{value}'", value)
+    if form == 7:
+        return Sample(f"{said.capitalize()}: {value}", value)
+    if form == 8:
+        return Sample(f"log in with the {said} {value}", value)
     if form == 0:
         return Sample(f"{name} = {value}", value)
     if form == 1:
@@ -544,5 +556,16 @@ FALSE_SECRETS: dict[str, list[str]] = {
         "password = xxxxxxxxxxxx",
         "token == expected_token",
         "secrets.token_hex(16)",
+        # prose about credentials, with no credential in it
+        "the token is passed in the Authorization header",
+        "the API key is read from the environment, never from the repo",
+        "the password is at least 12 characters long",
+        "use the token bucket for rate limits; password reset emails go through the queue",
+        "the secret manager is Vault and the token service is auth-svc-v2",
+        "the access key for staging is AWS_ACCESS_KEY_ID in the CI settings",
+        "tokens expire after 15m; the token count is 4096",
+        "rotate the signing key every 90 days",
+        "token isolation between tenants is enforced by the gateway",
+        "the password was changed to the one in 1Password",
     ],
 }

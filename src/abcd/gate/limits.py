@@ -21,6 +21,9 @@ PRIVATE_NAMES_MAX_BYTES = 64 * 1024
 GENERIC_ENTROPY_MIN = 3.0
 # Shorter values are too short to tell a secret from a word.
 GENERIC_VALUE_MIN_CHARS = 8
+# A value a name is followed by with no operator at all (`use the token ...`): prose names
+# things that way too (`the token service auth-svc-v2`), and a key or token is long.
+BARE_VALUE_MIN_CHARS = 12
 # A value of letters only is judged for randomness from this length on:
 # shorter ones are too short to tell a random string from a word.
 RANDOM_LETTERS_MIN_CHARS = 10

@@ -25,6 +25,7 @@ leaves this module.
 from __future__ import annotations
 
 from abcd.gate.compiled import compiled
+from abcd.gate.limits import BARE_VALUE_MIN_CHARS, GENERIC_VALUE_MIN_CHARS
 from abcd.gate.literal import is_literal_secret, is_placeholder_password, looks_random_letters
 from abcd.gate.shape import Chain, Either, Shape
 
@@ -117,7 +118,7 @@ def _literal_cookie(text: str, match: re.Match[str]) -> bool:
 
 
 # The last word of a name that says what the value is when it is not the
-# secret itself: a count, a digest, a name, a path, a time (`input_tokens`,
+# secret itself: a count, a digest, a name, a path, a time, or what holds it (`input_tokens`,
 # `token_sha`, `secret_name`, `password_hash`, `key_file`, `token_ttl`).
 _NOT_SECRET_WORDS = frozenset(
     (
@@ -126,18 +127,92 @@ _NOT_SECRET_WORDS = frozenset(
         *("name", "names", "file", "path", "dir", "url", "uri", "id", "ids", "type", "kind"),
         *("env", "var", "ttl", "expiry", "expires", "at", "header", "field", "format", "prefix"),
         *("version", "rotation", "arn", "ref", "label", "policy", "algorithm", "alg", "usage"),
+        # what holds, serves or owns the secret, not the secret
+        *("service", "server", "manager", "store", "provider", "endpoint", "host", "user"),
+        *("username", "account", "role", "scope", "scopes", "issuer", "audience"),
     )
 )
 
 
+# A value as the name-and-value rule reads one (`(?a)`: `\w` is ASCII), and the same as sets
+# for prose, read by hand (`_value_in`).
+_VALUE = r"[\w+~!@#^&*-][\w+/=~.!@#$%^&*-]{0,199}"
+_VALUE_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+~!@#^&*-")
+_VALUE_REST = _VALUE_FIRST | frozenset("/=.$%")
+_VALUE_MAX_CHARS = 200
+# Prose joins a name to its value with a verb (`the token is ...`), after at most
+# `_PROSE_WORDS_MAX` other words (`the API key for the staging cluster is ...`).
+_SAID = frozenset(("is", "was", "are", "equals"))
+_SAID_THEN = frozenset(("now", "still", "currently"))  # `is now ...`
+_SET = frozenset(("set", "changed", "rotated"))  # `set to ...`, `was rotated to ...`
+_PROSE_WORDS_MAX = 4
+_PROSE_READ_CHARS = 200
+
+
 def _assigned_secret(text: str, match: re.Match[str]) -> bool:
-    name, value = match.group(1), match.group(2)
-    last = last_word(name)
+    last = last_word(match.group("name"))
     if last is not None and last.lower() in _NOT_SECRET_WORDS:
         return False
+    value = match.group("value")
+    if value is None:  # a name, a space, and prose after it
+        return _said_secret(text[match.end() : match.end() + _PROSE_READ_CHARS])
+    return _secret_value(value, text[match.end("value") : match.end("value") + 1])
+
+
+def _secret_value(value: str, following: str, floor: int = GENERIC_VALUE_MIN_CHARS) -> bool:
     if "EXAMPLE" in value:
         return False  # AWS's documentation keys (`...EXAMPLE`, `...EXAMPLEKEY`)
-    return is_literal_secret(value, text[match.end(2) : match.end(2) + 1])
+    return len(value) >= floor and is_literal_secret(value, following)
+
+
+def _value_in(word: str, floor: int) -> bool:
+    """Whether the value that starts `word` (after an opening quote) is a literal secret."""
+    word = word.lstrip("\"'`")
+    value = leading_value(word)
+    return bool(value) and _secret_value(value, word[len(value) : len(value) + 1], floor)
+
+
+def leading_value(word: str) -> str:
+    """The value `word` starts with, as `_VALUE` matches it there (`""` if none), without
+    compiling it."""
+    if not word or word[0] not in _VALUE_FIRST:
+        return ""
+    end = 1
+    while end < min(len(word), _VALUE_MAX_CHARS) and word[end] in _VALUE_REST:
+        end += 1
+    return word[:end]
+
+
+def _said_secret(after: str) -> bool:
+    """Whether the prose `after` a name gives its value: right away (`use the token VALUE`,
+    judged from `BARE_VALUE_MIN_CHARS` on, as prose names things that way too: `the token
+    service auth-svc-v2`), or after a verb, the words before it plain words (`the token is
+    VALUE`, `the API key for staging was rotated to: VALUE`). A first word that says what the
+    value is not reads as part of the name (`the token count is 4096`)."""
+    words = after.split("\n", 1)[0].split(None, _PROSE_WORDS_MAX + 4)
+    if not words:
+        return False
+    if _value_in(words[0], BARE_VALUE_MIN_CHARS):
+        return True
+    if words[0].lower() in _NOT_SECRET_WORDS:
+        return False
+    for at, word in enumerate(words[: _PROSE_WORDS_MAX + 1]):
+        verb, rest = word.lower().rstrip(":"), words[at + 1 :]
+        if verb in _SET and rest[:1] and rest[0].lower().rstrip(":") == "to":
+            rest = rest[1:]
+        elif verb in _SAID:
+            if rest[:1] and rest[0].lower() in _SAID_THEN:
+                rest = rest[1:]
+            elif rest[1:2] and rest[0].lower() in _SET and rest[1].lower().rstrip(":") == "to":
+                rest = rest[2:]
+        elif word.replace("-", "").isalpha() and len(word) <= 16:
+            continue  # a word between the name and its verb
+        else:
+            return False  # the sentence went on without giving a value
+        if rest[:1] == [":"]:
+            rest = rest[1:]
+        return bool(rest) and _value_in(rest[0], GENERIC_VALUE_MIN_CHARS)
+    return False
 
 
 # The last word of a snake, kebab, dotted or camelCase name; `last_word` finds
@@ -559,11 +634,14 @@ RULES: tuple[SecretRule, ...] = (
         # bracket, the operator, an optional opening quote, then the value.
         # `*_key`, `*_pass`, `private_key`, `pwd` are names too: `*_key` is
         # matched from its separator on (what comes before it changes nothing).
-        r"(?ai)((?:passw(?:or)?d|passphrase|pwd|secret|token|credentials?"
-        r"|(?:api|access|auth|private|secret|signing|encryption|master)[_.-]?key"
+        # A name with no operator but a space after it is prose (`the API key
+        # for staging is ...`), read on by `_said_secret`; the two-word names
+        # come first, so `secret key: ...` is read whole.
+        r"(?ai)(?P<name>(?:(?:api|access|auth|private|secret|signing|encryption|master)[ _.-]?key"
+        r"|passw(?:or)?d|passphrase|pwd|secret|token|credentials?"
         r"|(?<=[^\W_])[_.-](?:key|pass))"
-        r"""[\w.-]{0,40})["'\]]{0,2}[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
-        r"([\w+~!@#^&*-][\w+/=~.!@#$%^&*-]{0,199})",
+        r"""[\w.-]{0,40})["'\]]{0,2}(?:[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
+        rf"(?P<value>{_VALUE})|(?=[ \t]))",
         confirm=_assigned_secret,
     ),
 )
