@@ -184,7 +184,7 @@ def test_the_last_word_of_a_name_is_what_its_expression_finds(pieces: list[str],
 @given(word=st.text(alphabet=st.sampled_from("aZ09_+~!@#^&*-/=.$%:,;'\"( é\u0661"), max_size=240))
 def test_the_value_prose_is_read_for_is_what_the_rules_expression_finds(word: str) -> None:
     found = re.match(f"(?a){secrets._VALUE}", word)
-    assert secrets.leading_value(word) == (found.group(0) if found else "")
+    assert secrets._leading_value(word) == (found.group(0) if found else "")
 
 
 def test_the_last_word_of_the_names_people_write() -> None:

@@ -135,7 +135,7 @@ _NOT_SECRET_WORDS = frozenset(
 
 
 # A value as the name-and-value rule reads one (`(?a)`: `\w` is ASCII), and the same as sets
-# for prose, read by hand (`_value_in`).
+# for prose, read by hand (`_leading_value`).
 _VALUE = r"[\w+~!@#^&*-][\w+/=~.!@#$%^&*-]{0,199}"
 _VALUE_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+~!@#^&*-")
 _VALUE_REST = _VALUE_FIRST | frozenset("/=.$%")
@@ -168,17 +168,17 @@ def _secret_value(value: str, following: str, floor: int = GENERIC_VALUE_MIN_CHA
 def _value_in(word: str, floor: int) -> bool:
     """Whether the value that starts `word` (after an opening quote) is a literal secret."""
     word = word.lstrip("\"'`")
-    value = leading_value(word)
+    value = _leading_value(word)
     return bool(value) and _secret_value(value, word[len(value) : len(value) + 1], floor)
 
 
-def leading_value(word: str) -> str:
+def _leading_value(word: str) -> str:
     """The value `word` starts with, as `_VALUE` matches it there (`""` if none), without
     compiling it."""
     if not word or word[0] not in _VALUE_FIRST:
         return ""
-    end = 1
-    while end < min(len(word), _VALUE_MAX_CHARS) and word[end] in _VALUE_REST:
+    end, stop = 1, min(len(word), _VALUE_MAX_CHARS)
+    while end < stop and word[end] in _VALUE_REST:
         end += 1
     return word[:end]
 
