@@ -9,6 +9,11 @@ from __future__ import annotations
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _SESSION_CHARS = _ALNUM | frozenset("_-")
 _DIGITS = frozenset("0123456789")
+# Every character that ends a line by Unicode's rule (what `str.splitlines` splits on): LF, VT,
+# FF, CR, the file/group/record separators, NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR. A title,
+# note id or page name holding one could forge a heading or a layer label in the block the hook
+# prints, so none that reaches it may.
+LINE_BREAKS = frozenset("\n\x0b\x0c\r\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 def is_session_id(value: str) -> bool:
@@ -21,3 +26,13 @@ def segment_number(name: str) -> int | None:
     if len(name) == 12 and name.endswith(".jsonl") and _DIGITS.issuperset(name[:6]):
         return int(name[:6])
     return None
+
+
+def is_note_id(value: str) -> bool:
+    """`NOTE_ID_PATTERN`: `mem-` and 16 digits."""
+    return len(value) == 20 and value.startswith("mem-") and _DIGITS.issuperset(value[4:])
+
+
+def is_one_line(text: str) -> bool:
+    """Whether `text` holds no line break (`str.splitlines` would give at most one line)."""
+    return LINE_BREAKS.isdisjoint(text)

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from abcd.constants import (
     BODY_MAX_BYTES,
-    NOTE_ID_PATTERN,
     RECALL_MAX_WORDS,
     RECALL_MIN_WORDS,
     RECALL_WORD_MAX_CHARS,
@@ -19,16 +18,10 @@ from abcd.constants import (
     WRITTEN_BY_PATTERN,
 )
 from abcd.errors import Refused
-from abcd.shapes import is_session_id
+from abcd.shapes import is_note_id, is_one_line, is_session_id
 
 _WRITTEN_BY_RE = re.compile(WRITTEN_BY_PATTERN)
-_NOTE_ID_RE = re.compile(NOTE_ID_PATTERN)
 PERSON = "person"
-# Every character that ends a line by Unicode's rule (what `str.splitlines` splits
-# on): LF, VT, FF, CR, the file/group/record separators, NEL, LINE SEPARATOR and
-# PARAGRAPH SEPARATOR. A title holding one could forge a heading or a layer
-# label in the block the hook prints.
-_LINE_BREAKS = frozenset("\n\x0b\x0c\r\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 @dataclass(frozen=True)
@@ -49,7 +42,7 @@ def check_title(title: str) -> str:
     title = title.strip()
     if not title:
         raise _limit("title", "is empty")
-    if any(ch in _LINE_BREAKS for ch in title):
+    if not is_one_line(title):
         raise _limit("title", "must be one line")
     if len(title) > TITLE_MAX_CHARS:
         raise _limit("title", f"is {len(title)} characters; the limit is {TITLE_MAX_CHARS}")
@@ -128,6 +121,6 @@ def check_session(value: str | None, source: str) -> str | None:
 
 
 def check_note_id(value: str) -> str:
-    if not _NOTE_ID_RE.fullmatch(value):
+    if not is_note_id(value):
         raise _limit("id", "is not a note id (mem- and 16 digits)")
     return value
