@@ -128,28 +128,22 @@ def _generic(rng: random.Random) -> Sample:
     )
     size = rng.randrange(16, 41)
     value = random_letters(rng, size) if rng.randrange(3) == 0 else mixed(rng, size)
-    form = rng.randrange(9)
-    # Notes are prose: the name as a person writes it, the operator a word or nothing.
     said = rng.choice(
         ["API key", "access key", "secret key", "password", "token", "client secret", "passphrase"]
     )
-    if form == 5:
-        return Sample(f"the {said} is {value}", value)
-    if form == 6:
-        return Sample(f"the staging {said} for the deploy job was rotated to '{value}'", value)
-    if form == 7:
-        return Sample(f"{said.capitalize()}: {value}", value)
-    if form == 8:
-        return Sample(f"log in with the {said} {value}", value)
-    if form == 0:
-        return Sample(f"{name} = {value}", value)
-    if form == 1:
-        return Sample(f"{name}: {value}", value)
-    if form == 2:
-        return Sample(f'"{name}": "{value}"', value)
-    if form == 3:
-        return Sample(f"export {name.upper()}={value}", value)
-    return Sample(f"{name} := '{value}'", value)
+    forms = (
+        f"{name} = {value}",
+        f"{name}: {value}",
+        f'"{name}": "{value}"',
+        f"export {name.upper()}={value}",
+        f"{name} := '{value}'",
+        # Notes are prose: the name as a person writes it, the operator a word or nothing.
+        f"the {said} is {value}",
+        f"the staging {said} for the deploy job was rotated to '{value}'",
+        f"{said.capitalize()}: {value}",
+        f"log in with the {said} {value}",
+    )
+    return Sample(rng.choice(forms), value)
 
 
 def _slack_webhook(rng: random.Random) -> Sample:

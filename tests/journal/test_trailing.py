@@ -118,9 +118,9 @@ def test_a_plan_knows_every_id_ever_used_through_the_index_and_the_lines_past_it
     }
 
 
-def test_a_big_home_is_compacted_by_a_detached_process_not_by_the_writer(
-    abcd_home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def compacted_apart(abcd_home: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    """A settled home counted as big, appended to until a writer starts a detached compaction:
+    the view's checkpoint once that compaction swapped it in (or a minute passed)."""
     settled_home(1)
     monkeypatch.setattr(compact, "INLINE_BYTES", 0)  # every home counts as big
     for n in range(1, COMPACT_AFTER + 1):
@@ -128,7 +128,13 @@ def test_a_big_home_is_compacted_by_a_detached_process_not_by_the_writer(
     deadline = time.monotonic() + 60
     while stored_seq(abcd_home) != COMPACT_AFTER + 1 and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert stored_seq(abcd_home) == COMPACT_AFTER + 1
+    return stored_seq(abcd_home)
+
+
+def test_a_big_home_is_compacted_by_a_detached_process_not_by_the_writer(
+    abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert compacted_apart(abcd_home, monkeypatch) == COMPACT_AFTER + 1
     with in_home(abcd_home) as home:
         assert verify(home).ok
 
@@ -145,15 +151,8 @@ def test_the_detached_compaction_runs_no_abcd_the_working_folder_holds(
         (checkout / name).parent.mkdir(parents=True, exist_ok=True)
         (checkout / name).write_text(planted)
     monkeypatch.chdir(checkout)
-    settled_home(1)
-    monkeypatch.setattr(compact, "INLINE_BYTES", 0)  # every home counts as big
-    for n in range(1, COMPACT_AFTER + 1):
-        store.append_records(lambda _known, n=n: [added(note_id(n))])
-    deadline = time.monotonic() + 60
-    while stored_seq(abcd_home) != COMPACT_AFTER + 1 and time.monotonic() < deadline:
-        time.sleep(0.1)
 
-    assert stored_seq(abcd_home) == COMPACT_AFTER + 1, "the install's own compaction ran"
+    assert compacted_apart(abcd_home, monkeypatch) == COMPACT_AFTER + 1, "abcd's own compaction ran"
     assert not marker.exists(), marker.read_text()
 
 
