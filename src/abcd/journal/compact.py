@@ -144,7 +144,7 @@ def _view_stamp(home: Home) -> str | None:
 
 def compact_soon(home: Home, view_bytes: int, warnings: list[str] | None) -> None:
     """Called by a writer, under its lock, once the caches trail by `COMPACT_AFTER` events: inline
-    in a small home, else a detached `python -m abcd.journal.compact` (unless one is running)."""
+    in a small home, else a detached `python -P -m abcd.journal.compact` (unless one is running)."""
     if view_bytes < INLINE_BYTES:
         store.compact_inline(home, warnings)
         return
