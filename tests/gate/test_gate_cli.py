@@ -11,7 +11,7 @@ from abcd.repo import PRIVATE_NAMES_REL
 from tests.conftest import BY, Result, Run
 from tests.foreign import OWNED_BY_OTHER, give_away
 
-from .samples import TRUE_SECRETS
+from .samples import TRUE_SECRETS, mixed
 
 
 def snapshot(root: Path) -> dict[str, bytes | None]:
@@ -97,6 +97,31 @@ def test_a_refused_add_leaves_the_home_byte_for_byte_unchanged_and_stderr_holds_
     assert line.startswith("abcd: refused: secret: ") and line.endswith(" in body")
     assert result.out == ""
     assert not holds_run(result.err + result.out, sample.secret)
+    assert snapshot(home_with_one_note) == before
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The staging API key is {key}.",
+        "API key: {key}",
+        "Log in to the dashboard with the token {key} when asked.",
+        "The deploy password for the staging cluster was rotated to {key} today.",
+    ],
+)
+def test_a_key_written_as_prose_is_refused_and_nothing_is_written(
+    abcd: Run, workdir: Path, home_with_one_note: Path, said: str
+) -> None:
+    """Agents write prose: a key given after `is`, after the name alone, or after `rotated to`
+    is a key all the same (gitleaks' rule, made for code, wants `=` or `:`)."""
+    key = mixed(random.Random(said), 24)
+    before = snapshot(home_with_one_note)
+
+    result = add(abcd, workdir, said.format(key=key))
+
+    assert result.code == 1
+    assert result.err.strip() == "abcd: refused: secret: credential assignment in body"
+    assert not holds_run(result.err + result.out, key)
     assert snapshot(home_with_one_note) == before
 
 
