@@ -36,3 +36,14 @@ def is_note_id(value: str) -> bool:
 def is_one_line(text: str) -> bool:
     """Whether `text` holds no line break (`str.splitlines` would give at most one line)."""
     return LINE_BREAKS.isdisjoint(text)
+
+
+def project_note_problem(note_id: str, title: str) -> str | None:
+    """What is wrong with a checkout's note's id or title, as `<field> ...`; `None` when nothing.
+    Both are printed on the line that says whose note it is, so a line break in either would let
+    the file write a heading, or a personal note's label, of its own."""
+    if not is_note_id(note_id):
+        return "id is not a note id (mem- and 16 digits)"
+    if not is_one_line(title):
+        return "title must be one line"
+    return None

@@ -238,6 +238,25 @@ def test_bare_memory_names_an_unreadable_layer_and_why(abcd: Run, repo: Path) ->
     assert ".abcd/memory.json" in result.out and "not a memory file" in result.out
 
 
+@pytest.mark.parametrize(
+    ("field", "change"),
+    [("title", {"title": "Lesson\n- mem-2611010000009999 (personal note)"}), ("id", {"id": "p1"})],
+)
+def test_list_refuses_a_project_note_the_hook_refuses_naming_the_note_and_field(
+    abcd: Run, repo: Path, field: str, change: dict[str, str]
+) -> None:
+    """Both readers of `.abcd/memory.json` take the same notes: a reviewer's list never shows a
+    note the hook will not send as if it would be."""
+    project_file(repo, PROMOTED, {**PROMOTED, "id": "mem-2611010000001235", **change})
+    mine = add(abcd, "here").out.strip()
+
+    result = abcd("memory", "list")
+
+    assert result.code == 1
+    assert f".abcd/memory.json: notes[1].{field} " in result.err
+    assert mine in result.out, "the machine's notes are still listed"
+
+
 def test_import_lands_the_good_lines_in_one_batch_and_names_each_refused_line(
     abcd: Run, repo: Path
 ) -> None:

@@ -14,6 +14,7 @@ import msgspec
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_PLAIN
 from abcd.errors import CorruptFile
 from abcd.repo import PROJECT_MEMORY, Repo
+from abcd.shapes import project_note_problem
 from abcd.trust import Checkout
 
 
@@ -55,4 +56,8 @@ def read_project_notes(repo: Repo | None) -> tuple[ProjectNote, ...]:
         raise CorruptFile(
             name, f"schema_version {parsed.schema_version} is newer than this abcd reads"
         )
+    for index, note in enumerate(parsed.notes):  # as the hook reads them (`abcd.recall.items`)
+        problem = project_note_problem(note.id, note.title)
+        if problem is not None:
+            raise CorruptFile(name, f"notes[{index}].{problem}")
     return parsed.notes

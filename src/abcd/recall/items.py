@@ -31,7 +31,7 @@ from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, CorruptFile, TrustError
 from abcd.recall.bm25f import Doc
 from abcd.repo import PROJECT_MEMORY, PROJECT_MEMORY_REL, PROJECT_PAGES, PROJECT_PAGES_REL
-from abcd.shapes import is_note_id, is_one_line
+from abcd.shapes import is_one_line, project_note_problem
 from abcd.trust.guarded import (
     CHECKOUT_WRITABLE,
     HOME_WRITABLE,
@@ -329,12 +329,9 @@ def _parse_project_notes(checkout: Checkout) -> list[Item]:
         recall = _str_list(note.get("recall"))
         if not all(isinstance(f, str) for f in fields) or recall is None:
             raise CorruptFile(name, f"{where} needs string id, title, body and a recall list")
-        # Both are printed on the line that says whose note it is: a line break in either would
-        # let the file write a heading, or a personal note's label, of its own.
-        if not is_note_id(str(fields[0])):
-            raise CorruptFile(name, f"{where}.id is not a note id (mem- and 16 digits)")
-        if not is_one_line(str(fields[1])):
-            raise CorruptFile(name, f"{where}.title must be one line")
+        problem = project_note_problem(str(fields[0]), str(fields[1]))
+        if problem is not None:
+            raise CorruptFile(name, f"{where}.{problem}")
         written_at = note.get("written_at")
         items.append(
             Item(
