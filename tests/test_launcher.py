@@ -33,11 +33,17 @@ FAST = " -S -c "  # in the launcher's trace: the environment's Python, run direc
 Hook = Callable[[str, dict[str, str]], subprocess.CompletedProcess[str]]
 
 
-def _run(argv: list[str], payload: dict[str, str], home: Path, cwd: Path) -> Any:
+def _run(
+    argv: list[str],
+    payload: dict[str, str],
+    home: Path,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+) -> Any:
     return subprocess.run(
         argv,
         input=json.dumps(payload),
-        env={"PATH": BARE_PATH, "HOME": str(home.parent), "ABCD_HOME": str(home)},
+        env={"PATH": BARE_PATH, "HOME": str(home.parent), "ABCD_HOME": str(home), **(env or {})},
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -46,11 +52,17 @@ def _run(argv: list[str], payload: dict[str, str], home: Path, cwd: Path) -> Any
     )
 
 
-def through_the_launcher(prefix: Path, home: Path, cwd: Path, hooks: Path | None = None) -> Hook:
+def through_the_launcher(
+    prefix: Path,
+    home: Path,
+    cwd: Path,
+    hooks: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> Hook:
     """A hook run as the host runs it: `<plugin>/hooks/HOOK`, the file for the hook, traced (its
-    own `#!/bin/sh`, with `-x`); `hooks` names that folder another way."""
+    own `#!/bin/sh`, with `-x`); `hooks` names that folder another way, `env` adds variables."""
     folder = hooks or launcher_of(prefix).parent
-    return lambda hook, payload: _run(["sh", "-x", str(folder / hook)], payload, home, cwd)
+    return lambda hook, payload: _run(["sh", "-x", str(folder / hook)], payload, home, cwd, env)
 
 
 def through_the_console_script(script: Path, home: Path, cwd: Path) -> Hook:
@@ -290,27 +302,9 @@ def test_a_pythonpath_naming_the_working_folder_still_runs_nothing_from_the_proj
             (folder / name).write_text(planted)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    env = {
-        "PATH": BARE_PATH,
-        "HOME": str(home.parent),
-        "ABCD_HOME": str(home),
-        "PYTHONPATH": pythonpath.format(elsewhere=elsewhere),
-    }
-    hooks = launcher_of(prefix).parent
+    env = {"PYTHONPATH": pythonpath.format(elsewhere=elsewhere)}
 
-    def hook(name: str, payload: dict[str, str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["sh", "-x", str(hooks / name)],
-            input=json.dumps(payload),
-            env=env,
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-
-    out = recalled(hook, project, "s-pythonpath")
+    out = recalled(through_the_launcher(prefix, home, project, env=env), project, "s-pythonpath")
 
     assert out.returncode == 0, out.stderr
     assert (FAST in out.stderr) == (way == "python")
