@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from abcd.constants import NOTE_ID_PATTERN, SESSION_PATTERN
-from abcd.shapes import is_note_id, is_one_line, is_session_id, segment_number
+from abcd.shapes import count_of, is_note_id, is_one_line, is_session_id, segment_number
 
 near_ids = st.text(alphabet=st.sampled_from("aZ09_-:/. é\n"), max_size=140)
 
@@ -42,3 +42,16 @@ def test_a_note_id_is_what_the_pattern_says(value: str) -> None:
 )
 def test_one_line_is_what_splitlines_says(text: str) -> None:
     assert is_one_line(text) == (len((text + "x").splitlines()) == 1)
+
+
+@given(
+    st.one_of(
+        st.text(alphabet=st.sampled_from("0129 -+_\u00b2\u0661\uff11"), max_size=20),
+        st.from_regex(r"[0-9]{1,18}", fullmatch=True),
+        st.text(max_size=20),
+    )
+)
+def test_a_count_is_one_to_eighteen_ascii_digits(text: str) -> None:
+    """`²`, `١` and `１` pass `str.isdigit`; `int` refuses the first and reads the others."""
+    match = re.fullmatch(r"[0-9]{1,18}", text, flags=re.ASCII)
+    assert count_of(text) == (int(text) if match else None)

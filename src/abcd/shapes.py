@@ -28,6 +28,15 @@ def segment_number(name: str) -> int | None:
     return None
 
 
+def count_of(text: str) -> int | None:
+    """A count written as 1 to 18 ASCII digits (a seq, a revision), `None` for any other text.
+    `str.isdigit` alone passes `²` and other digits `int` refuses, and `int` refuses more than
+    4,300 digits: either would fail as a crash rather than as the person's mistake."""
+    if 0 < len(text) <= 18 and _DIGITS.issuperset(text):
+        return int(text)
+    return None
+
+
 def is_note_id(value: str) -> bool:
     """`NOTE_ID_PATTERN`: `mem-` and 16 digits."""
     return len(value) == 20 and value.startswith("mem-") and _DIGITS.issuperset(value[4:])

@@ -90,6 +90,15 @@ def test_replay_shows_the_view_as_of_a_seq_and_as_of_a_time(abcd: Run) -> None:
     assert "as of seq 1" in abcd("journal", "replay", "--as-of", stamp).out
 
 
+def test_replay_refuses_a_point_that_is_neither_a_seq_nor_a_time_in_one_line(abcd: Run) -> None:
+    """`²` and `١` pass `str.isdigit`: `²` once ended in `int`'s traceback."""
+    add(abcd, "one")
+    for point in ("\u00b2", "\u0661", "9" * 5000):
+        result = abcd("journal", "replay", "--as-of", point)
+        assert result.code == 2, point
+        assert len(result.err.splitlines()) == 1 and "not a time" in result.err, result.err
+
+
 def test_rebuild_reprojects_the_view_and_says_what_changed(abcd: Run, abcd_home: Path) -> None:
     add(abcd, "one")
     add(abcd, "two")

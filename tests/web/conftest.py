@@ -39,6 +39,10 @@ class Desk:
     def host(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    @property
+    def root(self) -> str:
+        return self.server.root
+
     def cookie(self) -> dict[str, str]:
         return {"Cookie": f"{self.server.cookie}={self.token}"}
 
@@ -50,9 +54,12 @@ class Desk:
         headers: dict[str, str] | None = None,
         form: dict[str, str] | None = None,
         also: tuple[tuple[str, str], ...] = (),
+        under_root: bool = True,
     ) -> Answer:
-        """One real HTTP request; `Host` is the desk's unless `headers` names another; `also`
-        sends more headers after them, a second copy of one among them."""
+        """One real HTTP request for `path` below the run's folder (as it is, without
+        `under_root`); `Host` is the desk's unless `headers` names another; `also` sends more
+        headers after them, a second copy of one among them."""
+        path = self.root + path if under_root else path
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         sent = {"Host": self.host, **(headers or {})}
         body = urlencode(form) if form is not None else None

@@ -117,6 +117,7 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     for _ in range(2):
         prompt(abcd, repo, "how do I cut a release and tag it")
     page = browser.new_page(viewport={"width": 1280, "height": 900})
+    root = served.root  # every page's path starts with the run's folder
 
     # The queue: the release note was sent most, so it comes first; the twins side by side.
     page.goto(served.url)
@@ -128,11 +129,11 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     expect(pair.locator("article.card")).to_have_count(2)
     expect(pair).to_contain_text("The integration tests need the local database")
     expect(pair).to_contain_text("Integration tests need the local database running")
-    expect(pair.locator(f"a[href='/notes/{twin}']")).to_have_count(1)
+    expect(pair.locator(f"a[href='{root}/notes/{twin}']")).to_have_count(1)
     shot(page, shots, "queue")
 
     # A note's page: its text, stamps, history and sends.
-    page.click(f"section.queued a[href='/notes/{release}']")
+    page.click(f"section.queued a[href='{root}/notes/{release}']")
     expect(page.locator("h1")).to_have_text("Releases are cut from main by the release script")
     expect(page.locator("section.sent tbody tr")).to_have_count(1)  # a note is sent once a session
     expect(page.locator(".timeline .event")).to_have_count(1)
@@ -180,12 +181,12 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     assert ".abcd/" in git(repo, "status", "--porcelain")
 
     # The queue now: the kept note is gone from it; its twin stays.
-    page.click("header nav a[href='/']")
+    page.click(f"header nav a[href='{root}/']")
     expect(page.locator("h1")).to_contain_text("2 unreviewed")
-    expect(page.locator(f"section.queued a[href='/notes/{flaky}']")).to_have_count(0)
+    expect(page.locator(f"section.queued a[href='{root}/notes/{flaky}']")).to_have_count(0)
 
     # Every note of both layers, searched: the promoted note is now in the project file too.
-    page.click("header nav a[href='/notes']")
+    page.click(f"header nav a[href='{root}/notes']")
     page.fill("input[name=search]", "integration")
     page.click("form.search button[type=submit]")
     expect(page.locator("section.found article.card")).to_have_count(3)
@@ -194,7 +195,7 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     shot(page, shots, "notes")
 
     # The journal: every event; the view as of seq 3 is before any review.
-    page.click("header nav a[href='/journal']")
+    page.click(f"header nav a[href='{root}/journal']")
     expect(page.locator("section.events tbody tr")).to_have_count(6)
     shot(page, shots, "journal")
     page.goto(served.url.split("?")[0] + "journal?seq=3")
@@ -212,7 +213,7 @@ def test_a_person_walks_the_queue_revises_keeps_and_promotes(
     page.goto(served.url.split("?")[0] + f"journal?session={SESSION}")
     sent = page.locator("section.session-sent tbody tr")
     expect(sent).to_have_count(1)
-    expect(sent.locator(f"a[href='/notes/{release}']")).to_have_count(1)
+    expect(sent.locator(f"a[href='{root}/notes/{release}']")).to_have_count(1)
     shot(page, shots, "journal-session")
 
 
@@ -221,9 +222,10 @@ def test_the_pages_work_without_javascript_and_the_slider_replays_with_it(
 ) -> None:
     first = add_note(abcd, "Lint with ruff", "ruff check src tests", "lint")
     add_note(abcd, "Type-check with mypy", "mypy --strict", "types")
+    root = served.root
     plain = browser.new_context(java_script_enabled=False).new_page()
     plain.goto(served.url)
-    plain.click(f"a[href='/notes/{first}']")
+    plain.click(f"a[href='{root}/notes/{first}']")
     plain.click("form[action$='/keep'] button")
     expect(plain.locator(".done")).to_contain_text("Kept")
     assert events(abcd)[-1]["type"] == "note.reviewed"

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import socket
+import time
 
+import pytest
+
+from abcd.web import server as desk_server
 from tests.conftest import Run
 from tests.web.conftest import Desk, add_note
 
@@ -33,10 +38,12 @@ def test_a_wrong_token_is_refused_in_the_url_and_in_the_cookie(desk: Desk) -> No
 def test_the_token_in_the_url_becomes_a_cookie_and_leaves_the_address(desk: Desk) -> None:
     answer = desk.request("GET", f"/journal?seq=0&token={desk.token}")
     assert answer.status == 303
-    assert answer.headers["location"] == "/journal?seq=0"
+    assert answer.headers["location"] == f"{desk.root}/journal?seq=0"
     cookie = answer.headers["set-cookie"]
     assert cookie.startswith(f"{desk.server.cookie}={desk.token};")
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    # Sent back only below the run's folder: never to another server on 127.0.0.1.
+    assert cookie.endswith(f"; Path={desk.root}")
     assert desk.get("/journal?seq=0").status == 200
 
 
@@ -95,7 +102,7 @@ def test_a_post_from_the_desk_with_its_token_acts_and_redirects(desk: Desk, abcd
         "POST", f"/notes/{note}/remove", headers=own, form={"token": desk.token, "confirm": "yes"}
     )
     assert answer.status == 303
-    assert answer.headers["location"] == "/?done=removed"
+    assert answer.headers["location"] == f"{desk.root}/?done=removed"
     assert [row["type"] for row in _events(abcd)] == ["note.added", "note.removed"]
 
 
@@ -122,3 +129,81 @@ def test_other_methods_and_unknown_pages_are_answered_without_data(desk: Desk) -
     assert desk.request("PUT", "/", headers=desk.cookie()).status == 405
     assert desk.get("/notes/mem-0/nothing").status == 404
     assert desk.get("/static/../pages.py").status == 404
+
+
+def test_nothing_outside_the_runs_folder_is_served_even_with_the_token(desk: Desk) -> None:
+    """The cookie is scoped to the run's folder: a browser hands it to no other server on
+    127.0.0.1 (cookies are kept per host, not per port), and the desk answers nothing
+    outside that folder."""
+    assert desk.root.startswith("/d-") and len(desk.root) > 20
+    for path in ("/", "/journal", f"/?token={desk.token}", "/static/desk.css", "/d-"):
+        answer = desk.request("GET", path, headers=desk.cookie(), under_root=False)
+        assert answer.status == 404, path
+        assert "set-cookie" not in answer.headers
+    # A redirect's target always stays below the folder, whatever the path asked.
+    for path in ("//evil.example/x", "/\\evil.example", "/notes"):
+        answer = desk.request("GET", f"{path}?token={desk.token}")
+        assert answer.status == 303
+        assert answer.headers["location"].startswith(desk.root + "/"), path
+
+
+def test_a_request_line_that_is_not_a_url_is_answered_400_without_a_traceback(
+    desk: Desk, capfd: pytest.CaptureFixture[str]
+) -> None:
+    answer = desk.request("GET", "http://[x/", under_root=False)
+    assert answer.status == 400
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def _raw(desk: Desk, request: bytes) -> bytes:
+    """One request sent as bytes; everything the desk sent back until it closed."""
+    with socket.create_connection(("127.0.0.1", desk.port), timeout=30) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_the_servers_own_refusals_carry_the_desks_headers_and_echo_nothing(desk: Desk) -> None:
+    host = desk.host.encode()
+    for request in (
+        b"FROB /<script> HTTP/1.1\r\nHost: " + host + b"\r\n\r\n",  # 501: an unknown method
+        b"GET /" + b"x" * 70000 + b" HTTP/1.1\r\nHost: " + host + b"\r\n\r\n",  # 414
+    ):
+        head, _, body = _raw(desk, request).partition(b"\r\n\r\n")
+        assert head.split(b" ")[1] in (b"501", b"414"), head
+        assert b"Content-Security-Policy: default-src 'none'" in head
+        assert b"X-Content-Type-Options: nosniff" in head
+        assert b"FROB" not in body and b"script" not in body and b"<" not in body
+
+
+def test_a_chunked_body_is_refused_and_never_read_as_the_next_request(desk: Desk) -> None:
+    smuggled = b"GET / HTTP/1.1\r\nHost: " + desk.host.encode() + b"\r\n\r\n"
+    request = (
+        (
+            f"POST {desk.root}/notes/mem-0000000000000000/keep HTTP/1.1\r\nHost: {desk.host}\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n"
+        ).encode()
+        + f"{len(smuggled):x}\r\n".encode()
+        + smuggled
+        + b"\r\n0\r\n\r\n"
+    )
+    answer = _raw(desk, request)
+    assert answer.startswith(b"HTTP/1.1 411 ")
+    assert answer.count(b"HTTP/1.1 ") == 1  # the connection closed: nothing else was read
+
+
+def test_a_request_that_stops_arriving_is_closed_and_never_held_at_stop(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(desk_server._DeskHandler, "timeout", 0.5)
+    with socket.create_connection(("127.0.0.1", desk.port), timeout=30) as conn:
+        conn.sendall(
+            f"POST {desk.root}/ HTTP/1.1\r\nHost: {desk.host}\r\nContent-Length: 100\r\n\r\n".encode()
+        )
+        # Stopped while the body never comes: nothing counts as an act being answered.
+        assert desk.server.drain(0)
+        started = time.monotonic()
+        assert conn.recv(65536).startswith(b"HTTP/1.1 408 ")
+        assert time.monotonic() - started < 20

@@ -55,6 +55,31 @@ def test_an_act_on_a_revision_the_person_did_not_read_is_refused(desk: Desk, abc
     assert _types(abcd) == ["note.added", "note.revised", "note.reviewed"]
 
 
+def test_a_removal_of_a_revision_the_person_did_not_read_is_refused(desk: Desk, abcd: Run) -> None:
+    note = add_note(abcd, "Cache the wheels", "pip wheel into .cache first", "wheels")
+    core.revise(note, by=BY, title="Cache the wheels, always", session="s-two")
+    status, page = _post(desk, f"/notes/{note}/remove", {"seen": "0", "confirm": "yes"})
+    assert status == 409
+    assert "revised since you read it" in page
+    assert _types(abcd) == ["note.added", "note.revised"]
+    assert _post(desk, f"/notes/{note}/remove", {"seen": "1", "confirm": "yes"})[0] == 303
+    assert _types(abcd) == ["note.added", "note.revised", "note.removed"]
+
+
+def test_a_seen_that_is_not_a_revision_number_is_refused_never_read_as_unsaid(
+    desk: Desk, abcd: Run
+) -> None:
+    """`²` passes `str.isdigit` and fails `int`; other text once skipped the check silently."""
+    note = add_note(abcd, "Cache the wheels", "pip wheel into .cache first", "wheels")
+    for seen in ("\u00b2", "\u0661", "x1", "9" * 5000, "-1", " 0"):
+        for act in ("keep", "promote", "remove"):
+            status, page = _post(desk, f"/notes/{note}/{act}", {"seen": seen, "confirm": "yes"})
+            assert status == 409, (seen, act)
+            assert "the form&#39;s seen is not a revision number" in page, (seen, act)
+    assert _types(abcd) == ["note.added"]
+    assert desk.get("/journal?seq=%C2%B2").status == 400  # a time that is not one: said
+
+
 def test_promote_and_remove_act_only_once_the_box_is_ticked(desk: Desk, abcd: Run) -> None:
     note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
     for act in ("promote", "remove"):
@@ -73,7 +98,7 @@ def test_a_removed_note_keeps_its_page_with_its_history_and_no_actions(
     assert page.status == 200
     assert "badge removed" in page.body and "note.removed" in page.body
     assert "Format with ruff" in page.body
-    assert f'action="/notes/{note}/keep"' not in page.body
+    assert f'action="{desk.root}/notes/{note}/keep"' not in page.body
     assert "Nothing to review" in desk.get("/").body
 
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from tests.conftest import Run
 from tests.web.conftest import add_note
 
-URL = re.compile(r"http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]+)")
+URL = re.compile(r"http://127\.0\.0\.1:(\d+)(/d-[A-Za-z0-9_-]+)/\?token=([A-Za-z0-9_-]+)")
 
 
 def _read_until(fd: int, pattern: re.Pattern[str], seconds: float = 60) -> str:
@@ -75,20 +75,52 @@ def _stop(proc: subprocess.Popen[bytes], main: int) -> str:
         os.close(main)
 
 
-def test_without_no_browser_it_opens_its_link_in_the_browser(repo: Path, tmp_path: Path) -> None:
+def _get(port: int, path: str, cookie: str = "") -> http.client.HTTPResponse:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", path, headers={"Cookie": cookie} if cookie else {})
+    answer = conn.getresponse()
+    answer.read()
+    conn.close()
+    return answer
+
+
+def test_the_browser_is_handed_a_one_time_link_never_the_token(
+    repo: Path, abcd: Run, tmp_path: Path
+) -> None:
+    """A browser's command line is readable by every account on the machine (`ps`): the link
+    it is started with holds a code spent by its first use, never the token; a second use is
+    refused and said on the person's terminal."""
+    add_note(abcd, "Run the linter before pushing", "ruff check src tests", "lint")
     opened = tmp_path / "opened"
     browser = tmp_path / "browser"
     browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
     browser.chmod(0o755)
     proc, main = _at_a_terminal(repo, env={"BROWSER": str(browser)})
-    shown = _read_until(main, URL)
-    deadline = time.monotonic() + 30
-    while not opened.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    rest = _stop(proc, main)
-    found = URL.search(shown)
-    assert found is not None, shown
-    assert opened.read_text() == found[0]
+    try:
+        shown = _read_until(main, URL)
+        found = URL.search(shown)
+        assert found is not None, shown
+        port, root, token = int(found[1]), found[2], found[3]
+        deadline = time.monotonic() + 30
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        link = urlsplit(opened.read_text())
+        assert token not in opened.read_text()
+        assert (link.hostname, link.port, link.path) == ("127.0.0.1", port, f"{root}/")
+        first = _get(port, f"{link.path}?{link.query}")
+        assert first.status == 303
+        assert first.getheader("Location") == f"{root}/"
+        cookie = first.getheader("Set-Cookie", "").split(";")[0]
+        assert cookie.endswith(f"={token}")
+        assert _get(port, f"{root}/", cookie).status == 200
+        again = _get(port, f"{link.path}?{link.query}")
+        assert again.status == 403
+        warned = _read_until(main, re.compile(r"another program on this machine read it"))
+        assert "abcd review: warning: the link opened in your browser was used a second time" in (
+            warned
+        )
+    finally:
+        rest = _stop(proc, main)
     assert "abcd review: stopped" in rest
 
 
@@ -101,9 +133,9 @@ def test_at_a_terminal_it_prints_its_url_serves_it_and_stops_cleanly_on_ctrl_c(
         shown = _read_until(main, URL)
         found = URL.search(shown)
         assert found is not None, shown
-        port, token = int(found[1]), found[2]
+        port, root, token = int(found[1]), found[2], found[3]
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        conn.request("GET", f"/?token={token}")
+        conn.request("GET", f"{root}/?token={token}")
         first = conn.getresponse()
         first.read()
         assert first.status == 303

@@ -25,7 +25,7 @@ def test_a_request_being_answered_is_waited_for_when_the_desk_stops() -> None:
     def ask() -> None:
         conn = http.client.HTTPConnection("127.0.0.1", server.guard.port, timeout=30)
         headers = {"Cookie": f"{server.cookie}=a-token-for-this-test"}
-        conn.request("GET", "/", headers=headers)
+        conn.request("GET", f"{server.root}/", headers=headers)
         response = conn.getresponse()
         answers.append((response.status, response.read()))
 
@@ -44,7 +44,9 @@ def test_an_idle_kept_alive_connection_does_not_hold_the_desk_open() -> None:
     server = DeskServer(lambda request: Response(200, b"ok"), "a-token-for-this-test")
     server.start_in_thread()
     conn = http.client.HTTPConnection("127.0.0.1", server.guard.port, timeout=30)
-    conn.request("GET", "/", headers={"Cookie": f"{server.cookie}=a-token-for-this-test"})
+    conn.request(
+        "GET", f"{server.root}/", headers={"Cookie": f"{server.cookie}=a-token-for-this-test"}
+    )
     assert conn.getresponse().read() == b"ok"  # the connection stays open, idle
     server.shutdown()
     started = time.monotonic()

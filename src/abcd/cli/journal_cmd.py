@@ -209,8 +209,7 @@ def replay(
     Example:
       abcd journal replay --as-of 2026-11-30T12:00:00Z
     """
-    if not as_of.isdigit():
-        history.parse_time(as_of)  # a usage error, journal or none
+    history.as_of_point(as_of)  # a usage error, journal or none
     home = Home.open()
     view = View()
     if home is not None:

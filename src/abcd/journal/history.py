@@ -28,6 +28,7 @@ from abcd.journal.fold import Projection
 from abcd.journal.segments import RawLine, Segments
 from abcd.journal.store import locate_break, walk
 from abcd.journal.view import EMPTY_VIEW, Checkpoint, View
+from abcd.shapes import count_of
 from abcd.trust import Home
 
 
@@ -162,10 +163,15 @@ def audit(
     return rows
 
 
+def as_of_point(as_of: str) -> tuple[int | None, str | None]:
+    """A replay's point: a seq (ASCII digits) or else a time (RFC 3339, else a usage error)."""
+    seq = count_of(as_of)
+    return (seq, None) if seq is not None else (None, parse_time(as_of))
+
+
 def replay(home: Home, as_of: str, on_bytes: Callable[[int], None] | None = None) -> View:
     """The view as it was after seq `as_of`, or at time `as_of`."""
-    stop_seq: int | None = int(as_of) if as_of.isdigit() else None
-    stop_at = None if stop_seq is not None else parse_time(as_of)
+    stop_seq, stop_at = as_of_point(as_of)
     projection = Projection(EMPTY_VIEW)
     checkpoint = Checkpoint()
     with Segments(home) as segs:

@@ -322,11 +322,14 @@ def remove(
     *,
     by: str = "person",
     session: str | None = None,
+    seen: int | None = None,
     cwd: Path | None = None,
     warnings: list[str] | None = None,
 ) -> Removed:
     """Remove a personal note (`note.removed`); its id and title, as the command says them."""
-    return remove_note(note_id, removed_by=by, session=session, cwd=cwd, warnings=warnings)
+    return remove_note(
+        note_id, removed_by=by, session=session, seen=seen, cwd=cwd, warnings=warnings
+    )
 
 
 def session_sends(session_id: str) -> tuple[Send, ...]:

@@ -17,7 +17,7 @@ from abcd.journal import store
 from abcd.journal.events import Event, NoteReviewed, NoteRevised
 from abcd.journal.view import Note, View
 from abcd.notes.limits import Draft, check_body, check_note_id, check_recall, check_title
-from abcd.notes.service import PROJECTIONS, judge_text, missing_note
+from abcd.notes.service import PROJECTIONS, check_seen, judge_text, missing_note
 from abcd.recall.index import rebuild_index
 from abcd.repo import Repo, find_repo
 from abcd.trust import Home
@@ -47,12 +47,7 @@ def act_on(
     def plan(view: View) -> Sequence[Event]:
         for note in view.notes:
             if note.id == note_id:
-                if seen is not None and note.revision != seen:
-                    raise Refused(
-                        "revised since",
-                        message=f"refused: {note_id} was revised since you read it (now at "
-                        f"revision {note.revision}, you read {seen}); read it again",
-                    )
+                check_seen(note, seen)
                 acted.append(note)
                 return make(note)
         raise missing_note(note_id, repo, removed=note_id in view.removed)

@@ -17,6 +17,7 @@ from abcd.errors import AbcdError, Refused
 from abcd.gate import judge_note, judge_stamps, load_private_names
 from abcd.journal import store
 from abcd.journal.events import Event, NoteAdded, NoteRemoved, Origin
+from abcd.journal.view import Note
 from abcd.notes.ids import Minter
 from abcd.notes.limits import Draft, check_note_id
 from abcd.notes.project import ProjectNote, read_project_notes
@@ -186,15 +187,28 @@ class _Taken(set[str]):
         )
 
 
+def check_seen(note: Note, seen: int | None) -> None:
+    """Refuse an act on `note` when it was revised since the reviewer read revision `seen`
+    (`None`: the act was not taken from a reading, as on the command line)."""
+    if seen is not None and note.revision != seen:
+        raise Refused(
+            "revised since",
+            message=f"refused: {note.id} was revised since you read it (now at "
+            f"revision {note.revision}, you read {seen}); read it again",
+        )
+
+
 def remove_note(
     note_id: str,
     *,
     removed_by: str,
     session: str | None,
+    seen: int | None = None,
     cwd: Path | None = None,
     warnings: list[str] | None = None,
 ) -> Removed:
-    """Append `NoteRemoved`; a project note or an unknown id is refused."""
+    """Append `NoteRemoved`; a project note or an unknown id is refused, and so is a note
+    revised since revision `seen`, when given (a reviewer's removal of the text they read)."""
     check_note_id(note_id)
     repo = find_repo(cwd)
     titles: list[str] = []
@@ -203,6 +217,8 @@ def remove_note(
         title = known.title(note_id)
         if title is None:
             raise missing_note(note_id, repo, removed=known.removed(note_id))
+        if seen is not None:  # the revision is in the view: read whole, as the desk's acts do
+            check_seen(next(n for n in known.view.notes if n.id == note_id), seen)
         titles.append(title)
         return [NoteRemoved(id=note_id, removed_by=removed_by, session=session)]
 

@@ -46,10 +46,12 @@ NOTES_QUERY = ("search", "by", "since", "unreviewed")
 
 @dataclass
 class Desk:
-    """What every page needs: the checkout the desk was started in, the run's token, templates."""
+    """What every page needs: the checkout the desk was started in, the run's token and folder
+    (`root`, which every path a page names starts with), templates."""
 
     repo: Repo | None
     token: str
+    root: str
     env: Environment
 
     def render(self, name: str, status: int = HTTPStatus.OK, **context: Any) -> Response:
@@ -58,6 +60,7 @@ class Desk:
         page = self.env.get_template(name).render(
             token=self.token,
             token_field=TOKEN_FIELD,
+            root=self.root,
             checkout=self.repo.top if self.repo is not None else None,
             **context,
         )
@@ -140,8 +143,8 @@ class Desk:
         asked = {key: request.query.get(key, "").strip() or None for key in JOURNAL_QUERY}
         try:
             timeline = reading.timeline(**asked)
-        except UsageError as err:  # a time that is not one: said, and the journal shown now
-            asked["at"] = None
+        except UsageError as err:  # a time or seq that is not one: said, and the journal now
+            asked["at"] = asked["seq"] = None
             timeline = reading.timeline(**asked)
             return self.render(
                 "journal.html", HTTPStatus.BAD_REQUEST, timeline=timeline, problem=str(err)
@@ -180,7 +183,7 @@ class Desk:
         if request.form.get("confirm") != "yes":
             return self.confirm(note_id, "remove", "tick the box to confirm the removal")
         try:
-            reading.remove(note_id, self.repo)
+            reading.remove(note_id, self.repo, request.form.get("seen", ""))
         except AbcdError as err:
             return self.confirm(note_id, "remove", str(err))
         return redirect("/?done=removed")
@@ -206,7 +209,7 @@ def when(value: str) -> Markup:
     )
 
 
-def make_desk(repo: Repo | None, token: str) -> Desk:
+def make_desk(repo: Repo | None, token: str, root: str) -> Desk:
     """The desk for `repo`, with templates that escape everything a note says."""
     env = Environment(
         loader=PackageLoader("abcd.web", "templates"),
@@ -216,4 +219,4 @@ def make_desk(repo: Repo | None, token: str) -> Desk:
         lstrip_blocks=True,
     )
     env.globals["when"] = when
-    return Desk(repo, token, env)
+    return Desk(repo, token, root, env)

@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from abcd.errors import Refused
+from abcd.errors import Refused, UsageError
 from abcd.journal.history import AuditRow, matches_by, parse_time
 from abcd.journal.view import Note
 from abcd.notes import desk
 from abcd.notes.limits import PERSON
 from abcd.notes.project import ProjectNote
 from abcd.repo import Repo
+from abcd.shapes import count_of
 
 # Near-duplicate pairs shown side by side at most: a home of templated notes can hold
 # thousands of pairs, and a page of them helps nobody (the rest are counted, and each
@@ -298,8 +299,16 @@ def _cwd(repo: Repo | None) -> Path | None:
 
 
 def _seen(text: str) -> int | None:
-    """The revision the person read, from the form (None: not said, so not checked)."""
-    return int(text) if text.isdigit() else None
+    """The revision the person read, from the form (None: not said, so not checked); a form
+    that says something else is refused, never read as "not said"."""
+    if not text:
+        return None
+    seen = count_of(text)
+    if seen is None:
+        raise Refused(
+            "not a revision", "seen", message="refused: the form's seen is not a revision number"
+        )
+    return seen
 
 
 def keep(note_id: str, repo: Repo | None, seen: str) -> None:
@@ -324,8 +333,8 @@ def promote(note_id: str, repo: Repo | None, seen: str) -> str:
     return desk.promote(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo)).file
 
 
-def remove(note_id: str, repo: Repo | None) -> None:
-    desk.remove(note_id, by=PERSON, cwd=_cwd(repo))
+def remove(note_id: str, repo: Repo | None, seen: str) -> None:
+    desk.remove(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo))
 
 
 @dataclass
@@ -355,6 +364,8 @@ def timeline(
     """The events matching `by` and `session`, and the view as of `at` (a time) or `seq`."""
     if at:
         parse_time(at)  # a time that is not one is said even before there is a journal
+    if seq and count_of(seq) is None:
+        raise UsageError(f"not a seq: {seq!r} (the number of an event in the journal)")
     every = desk.timeline()
     last_seq = every[-1].seq if every else 0
     point_asked = at or seq

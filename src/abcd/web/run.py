@@ -1,8 +1,10 @@
 """Running the desk for `abcd review`: serve until Ctrl-C, and say where.
 
 The command's caller has already checked that a person is at a terminal.
-The URL (with the run's token) is printed there, and opened in the browser
-unless `--no-browser`. Ctrl-C stops the server: no new request is taken, a
+The URL (with the run's token) is printed there; the browser, unless
+`--no-browser`, is handed a link with a one-time code instead, since a
+browser's command line is readable by every account on the machine and the
+terminal is not. Ctrl-C stops the server: no new request is taken, a
 request being answered (an act appending to the journal) is waited for, up
 to `DRAIN_SECONDS`, and the socket is closed.
 """
@@ -13,7 +15,7 @@ import sys
 import webbrowser
 
 from abcd.repo import find_repo
-from abcd.web.guard import mint_token
+from abcd.web.guard import mint_root, mint_token
 from abcd.web.pages import make_desk
 from abcd.web.server import DeskServer
 
@@ -23,16 +25,17 @@ DRAIN_SECONDS = 10.0
 
 def start(token: str | None = None) -> DeskServer:
     """The desk for the checkout of the working folder, bound and ready (not yet serving)."""
-    token = token or mint_token()
-    desk = make_desk(find_repo(), token)
-    return DeskServer(desk.route, token)
+    token, root = token or mint_token(), mint_root()
+    desk = make_desk(find_repo(), token, root)
+    return DeskServer(desk.route, token, root=root)
 
 
 def serve(*, open_browser: bool) -> None:
     server = start()
     print(f"abcd review: the desk is at {server.url}", flush=True)
     print("abcd review: the link holds this run's token; Ctrl-C stops the desk", flush=True)
-    if open_browser and not webbrowser.open(server.url):
+    # The browser gets a one-time link: its command line is readable by every account here.
+    if open_browser and not webbrowser.open(server.opening_url()):
         print("abcd review: no browser could be opened; open the link yourself", file=sys.stderr)
     try:
         server.serve_forever()

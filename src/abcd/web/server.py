@@ -2,14 +2,19 @@
 
 A request is answered only once `abcd.web.guard` passed it (Host, Origin,
 token); a GET that brings the token in its URL is answered by a cookie and a
-redirect to the same page without it, so the token leaves the address bar
-and the history. Pages are rendered by `abcd.web.pages`; changes are POSTs
-whose form carries the token, answered by a redirect (303) to the page that
-shows what changed. Nothing is logged: a request line can hold the token.
+redirect to the same page without it, so the token leaves the address bar.
+Every page lives under the run's own random folder (`root`), and the cookie
+is scoped to it: browsers send a 127.0.0.1 cookie to every port of that
+host, so another server on this machine that the browser visits would
+otherwise be handed the token. Pages are rendered by `abcd.web.pages`;
+changes are POSTs whose form carries the token, answered by a redirect (303)
+to the page that shows what changed. Nothing is logged: a request line can
+hold the token. A connection that sends nothing for `READ_SECONDS` is closed.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
@@ -20,11 +25,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from abcd.web.guard import COOKIE, TOKEN_FIELD, Guard, cookie_value, mint_token
+from abcd.web.guard import (
+    COOKIE,
+    OPEN_FIELD,
+    TOKEN_FIELD,
+    Guard,
+    Opener,
+    cookie_value,
+    mint_root,
+    mint_token,
+)
 
 # The largest form a POST may send: a revised note is at most a few KiB (abcd.notes.limits).
 FORM_MAX_BYTES = 256 * 1024
 LOOPBACK = "127.0.0.1"
+# How long a read on a connection may wait: a request that stalls is closed, never waited on.
+READ_SECONDS = 10.0
 # Served as they are, from the package; nothing else is a file the desk serves.
 STATIC = {"desk.css": "text/css; charset=utf-8", "desk.js": "text/javascript; charset=utf-8"}
 # No script, style, image, form target or frame but the desk's own.
@@ -53,9 +69,14 @@ def redirect(location: str) -> Response:
     return Response(HTTPStatus.SEE_OTHER, headers={"Location": location})
 
 
+def plain(status: int, text: str) -> Response:
+    """A short answer in plain text: a status's reason, and nothing from the request."""
+    return Response(status, f"{text}\n".encode(), "text/plain; charset=utf-8")
+
+
 def refused(why: str) -> Response:
     """A refusal: the reason, as plain text, and nothing else."""
-    return Response(HTTPStatus.FORBIDDEN, f"refused: {why}\n".encode(), "text/plain; charset=utf-8")
+    return plain(HTTPStatus.FORBIDDEN, f"refused: {why}")
 
 
 @dataclass(frozen=True)
@@ -78,6 +99,7 @@ def _first(values: dict[str, list[str]]) -> dict[str, str]:
 class _DeskHandler(BaseHTTPRequestHandler):
     server: DeskServer
     protocol_version = "HTTP/1.1"
+    timeout = READ_SECONDS
 
     def version_string(self) -> str:
         return "abcd-review"
@@ -97,56 +119,92 @@ class _DeskHandler(BaseHTTPRequestHandler):
 
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD
 
-    def _answer(self, method: str) -> None:
-        with self.server.answering():
-            self._answer_now(method)
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The standard library's own refusals (a malformed request line, a method it does not
+        know, headers too long) go out as the desk's: plain text, the security headers, no echo."""
+        self.close_connection = True
+        self._send(plain(code, HTTPStatus(code).phrase.lower()))
 
-    def _answer_now(self, method: str) -> None:
+    def _answer(self, method: str) -> None:
         try:
             response = self._respond(method)
+        except TimeoutError:
+            # The client stopped sending in the middle of its request: the connection is closed.
+            self.close_connection = True
+            response = plain(HTTPStatus.REQUEST_TIMEOUT, "the request stopped arriving")
         except Exception:
             # A fault of the desk's own: the page says so, the terminal shows where.
             traceback.print_exc()
             self.close_connection = True
-            response = Response(
+            response = plain(
                 HTTPStatus.INTERNAL_SERVER_ERROR,
-                b"the desk failed on this request; see its terminal\n",
-                "text/plain; charset=utf-8",
+                "the desk failed on this request; see its terminal",
             )
         self._send(response)
 
     def _respond(self, method: str) -> Response:
         guard = self.server.guard
+        if "Transfer-Encoding" in self.headers:
+            # A chunked body is not read; the connection cannot be kept in step after it.
+            self.close_connection = True
+            return plain(HTTPStatus.LENGTH_REQUIRED, "a body must come with its Content-Length")
         why = guard.foreign(self.headers.items())
         if why is not None:
             self._drain()
             return refused(why)
-        parts = urlsplit(self.path)
+        try:
+            parts = urlsplit(self.path)
+        except ValueError:  # `http://[x/`: not a URL at all
+            self._drain()
+            return plain(HTTPStatus.BAD_REQUEST, "not a URL")
+        path = self.server.within(parts.path)
+        if path is None:
+            self._drain()
+            return plain(HTTPStatus.NOT_FOUND, "not found: open the URL `abcd review` printed")
         query = _first(parse_qs(parts.query, keep_blank_values=True))
+        if method == "GET" and OPEN_FIELD in query:
+            taken = self.server.opener.take(query[OPEN_FIELD])
+            if taken == "taken":
+                return self._enter(path, query)
+            if taken == "spent":
+                self.server.warn(
+                    "the link opened in your browser was used a second time; if that was not "
+                    "you, another program on this machine read it: stop the desk (Ctrl-C)"
+                )
+                return refused("this link was used already: open the URL `abcd review` printed")
         cookie = cookie_value(self.headers.get("Cookie"), self.server.cookie)
         if not guard.holds(cookie, query.get(TOKEN_FIELD)):
             self._drain()
             return refused("no token: open the URL `abcd review` printed")
         if method == "GET" and TOKEN_FIELD in query:
-            # The token moves from the URL into a cookie, and the page is asked again without it.
-            rest = {key: value for key, value in query.items() if key != TOKEN_FIELD}
-            location = parts.path + (f"?{urlencode(rest)}" if rest else "")
-            answer = redirect(location)
-            answer.headers["Set-Cookie"] = (
-                f"{self.server.cookie}={guard.token}; HttpOnly; SameSite=Strict; Path=/"
-            )
-            return answer
+            return self._enter(path, query)
         form: dict[str, str] = {}
         if method == "POST":
             body = self._body()
             if body is None:
-                return Response(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, b"form too large\n")
+                return plain(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "form too large")
             form = _first(parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True))
             if not guard.may_change(form.get(TOKEN_FIELD)):
                 return refused("a change must carry the desk's token in its form")
-        if method == "GET" and parts.path.startswith("/static/"):
-            return _static(parts.path.removeprefix("/static/"))
-        return self.server.route(Request(method, parts.path, query, form))
+        if method == "GET" and path.startswith("/static/"):
+            return _static(path.removeprefix("/static/"))
+        with self.server.answering():
+            response = self.server.route(Request(method, path, query, form))
+        location = response.headers.get("Location", "")
+        if location.startswith("/"):  # the pages name their paths below the run's folder
+            response.headers["Location"] = self.server.root + location
+        return response
+
+    def _enter(self, path: str, query: dict[str, str]) -> Response:
+        """The token (or the link's one-time code) moves from the URL into a cookie, and the
+        page is asked again without it."""
+        rest = {key: value for key, value in query.items() if key not in (TOKEN_FIELD, OPEN_FIELD)}
+        answer = redirect(self.server.root + path + (f"?{urlencode(rest)}" if rest else ""))
+        answer.headers["Set-Cookie"] = (
+            f"{self.server.cookie}={self.server.guard.token}; HttpOnly; SameSite=Strict; "
+            f"Path={self.server.root}"
+        )
+        return answer
 
     def _length(self) -> int:
         try:
@@ -186,7 +244,7 @@ class _DeskHandler(BaseHTTPRequestHandler):
 
 def _static(name: str) -> Response:
     if name not in STATIC:
-        return Response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
+        return plain(HTTPStatus.NOT_FOUND, "not found")
     data = resources.files("abcd.web").joinpath("static", name).read_bytes()
     return Response(HTTPStatus.OK, data, STATIC[name])
 
@@ -198,18 +256,31 @@ class DeskServer(ThreadingHTTPServer):
     # hold the process at Ctrl-C; a request being answered is waited for (`drain`).
     daemon_threads = True
 
-    def __init__(self, route: Router, token: str | None = None, port: int = 0) -> None:
+    def __init__(
+        self, route: Router, token: str | None = None, port: int = 0, root: str | None = None
+    ) -> None:
         super().__init__((LOOPBACK, port), _DeskHandler)
         self.route = route
+        # Every page's path starts here (`/d-...`, no trailing `/`), and so does the cookie's.
+        self.root = root or mint_root()
         self._busy = 0
         self._idle = threading.Condition()
         self.guard = Guard(token or mint_token(), self.server_address[1])
         # One cookie per desk: cookies are kept per host, not per port.
         self.cookie = f"{COOKIE}_{self.guard.port}"
+        self.opener = Opener()
+
+    def within(self, path: str) -> str | None:
+        """`path` below the run's folder (`/` for the folder itself), or None when outside it."""
+        if path == self.root:
+            return "/"
+        if path.startswith(self.root + "/"):
+            return path.removeprefix(self.root)
+        return None
 
     @contextmanager
     def answering(self) -> Iterator[None]:
-        """Count a request as being answered while the block runs."""
+        """Count an act (a routed request) as being answered while the block runs."""
         with self._idle:
             self._busy += 1
         try:
@@ -227,7 +298,15 @@ class DeskServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         """The desk's address with the token: the one URL that opens it."""
-        return f"http://{LOOPBACK}:{self.guard.port}/?{TOKEN_FIELD}={self.guard.token}"
+        return f"http://{LOOPBACK}:{self.guard.port}{self.root}/?{TOKEN_FIELD}={self.guard.token}"
+
+    def opening_url(self) -> str:
+        """The address to hand a browser: a one-time code in place of the token (`Opener`)."""
+        return f"http://{LOOPBACK}:{self.guard.port}{self.root}/?{OPEN_FIELD}={self.opener.mint()}"
+
+    def warn(self, text: str) -> None:
+        """A line for the person, on the terminal the desk was started at."""
+        print(f"abcd review: warning: {text}", file=sys.stderr, flush=True)
 
     def start_in_thread(self) -> threading.Thread:
         """Serve from a daemon thread (tests, and the command's own loop); `shutdown` stops it."""
