@@ -120,12 +120,37 @@ def _ask_root_commit(top: str) -> str | None:
     return roots[-1] if roots else None
 
 
+# A `.git` file and a `commondir` each hold one path: far below this.
+GIT_FILE_MAX_BYTES = 4096
+
+
+def _read_git_file(path: str) -> str | None:
+    """The text of a small regular file git keeps (`.git`, `commondir`), or `None`.
+
+    Found on every prompt's walk up from the working folder, in any folder above it, so
+    possibly planted by anyone: a FIFO is opened without waiting and refused, as is a device,
+    and no more than `GIT_FILE_MAX_BYTES` is read, so such a file can neither hang the hook
+    nor fill its memory. Links are followed, as git follows them.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, GIT_FILE_MAX_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", "replace") if len(data) <= GIT_FILE_MAX_BYTES else None
+
+
 def _primary_of(dot_git_file: str) -> str | None:
     """For a linked worktree's `.git` file, the primary checkout's top folder."""
-    try:
-        with open(dot_git_file, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except OSError:
+    text = _read_git_file(dot_git_file)
+    if text is None:
         return None
     line = text.strip().splitlines()[0] if text.strip() else ""
     if not line.startswith("gitdir:"):
@@ -133,11 +158,10 @@ def _primary_of(dot_git_file: str) -> str | None:
     gitdir = line[len("gitdir:") :].strip()
     if not os.path.isabs(gitdir):
         gitdir = os.path.realpath(os.path.join(os.path.dirname(dot_git_file), gitdir))
-    try:
-        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
-            common = handle.read().strip()
-    except OSError:
+    common_text = _read_git_file(os.path.join(gitdir, "commondir"))
+    if common_text is None:
         return None  # a submodule's .git file, not a linked worktree
+    common = common_text.strip()
     absolute = os.path.isabs(common)
     common_dir = (
         os.path.normpath(common) if absolute else os.path.realpath(os.path.join(gitdir, common))

@@ -10,7 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from abcd.cli.memory_cmd import split_lines
 from tests.conftest import BY, Run, git
 from tests.foreign import OWNED_BY_OTHER, give_away
 
@@ -275,6 +278,47 @@ def test_import_lands_the_good_lines_in_one_batch_and_names_each_refused_line(
     assert [n["title"] for n in listed(abcd)] == ["one", "four"]
     audit = json.loads(abcd("journal", "audit", "--json").out)["events"]
     assert len({e["at"] for e in audit}) == 1  # one batch, one append
+
+
+def test_an_import_of_many_bad_lines_names_the_first_counts_the_rest_and_stays_small(
+    abcd: Run, repo: Path
+) -> None:
+    """A reason was kept and printed for every refused line: 30 million one-byte lines (60 MB,
+    under the input's bound) took 6.7 GB and 91 s. Past the first hundred they are counted."""
+    good = json.dumps({"title": "the one good line", "body": "b", "recall": ["a"]})
+    bad_lines = 2_000_000
+    text = "x\n" * (bad_lines // 2) + good + "\n" + "x\n" * (bad_lines // 2)
+    script = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run([sys.executable, '-m', 'abcd', 'memory', 'import', '-', '--by', "
+        f"{BY!r}, '--json'], input=sys.stdin.buffer.read(), capture_output=True)\n"
+        "sys.stdout.buffer.write(done.stdout)\n"
+        "sys.stderr.buffer.write(done.stderr)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+        "sys.exit(done.returncode)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=text.encode(), capture_output=True, cwd=repo
+    )
+    err = [line for line in done.stderr.decode().splitlines() if "session unknown" not in line]
+    assert done.returncode == 1
+    peak_kib = int(err[-1])
+    assert peak_kib < 200 * 1024, peak_kib  # 43 MB now; a reason a line took 484 MB
+    bad = "not a note (JSON is malformed: invalid character (byte 0))"
+    assert err[:100] == [f"abcd: line {n}: {bad}" for n in range(1, 101)]
+    assert err[100] == f"abcd: ... and {bad_lines - 100} more refused line(s), not named"
+    assert err[101] == f"abcd: imported 1 note(s); refused {bad_lines} line(s)"
+    out = json.loads(done.stdout)
+    assert len(out["imported"]) == 1 and len(out["refused"]) == 100
+    assert out["refused_lines"] == bad_lines
+    assert [n["title"] for n in listed(abcd)] == ["the one good line"]
+
+
+@given(
+    st.text(alphabet=st.sampled_from("ab \n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=40)
+)
+def test_an_import_is_split_into_the_lines_splitlines_gives(text: str) -> None:
+    assert list(split_lines(text)) == text.splitlines()
 
 
 def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> None:

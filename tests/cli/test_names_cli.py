@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.conftest import BY, Run, git
@@ -74,3 +75,23 @@ def test_a_name_that_is_a_comment_or_two_lines_is_refused(abcd: Run, repo: Path)
     assert abcd("names", "add", "# x").code == 1
     assert abcd("names", "add", "a\nb").code == 1
     assert not (repo / LIST).exists()
+
+
+def test_a_list_that_is_not_a_plain_file_is_refused_in_one_line_and_hangs_nothing(
+    abcd: Run, repo: Path, tmp_path: Path
+) -> None:
+    """The list was opened without `O_NONBLOCK`: a FIFO in its place hung `names add` and
+    `names list`. It is now read as the gate reads it, with a checkout file's every check."""
+    assert abcd("names", "add", "Globex").code == 0
+    (repo / LIST).unlink()
+    os.mkfifo(repo / LIST)
+    for command in (("names", "add", "Initech"), ("names", "list")):
+        result = abcd(*command)
+        assert result.code == 1, result.err
+        assert result.err == f"abcd: refused: {repo / LIST}: is not a regular file\n"
+    (repo / LIST).unlink()
+    (tmp_path / "elsewhere").write_text("Globex\n")
+    (repo / LIST).symlink_to(tmp_path / "elsewhere")
+    result = abcd("names", "add", "Initech")
+    assert result.code == 1 and "symlink" in result.err, result.err
+    assert (tmp_path / "elsewhere").read_text() == "Globex\n"

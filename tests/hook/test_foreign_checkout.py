@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from tests.conftest import Run
+from tests.conftest import BY, Run
 from tests.foreign import OTHER_UID, OWNED_BY_OTHER, give_away
 
 from .conftest import Host, keys, page, project_notes, rules
@@ -154,3 +154,35 @@ def test_a_checkout_of_ones_own_inside_a_folder_another_account_owns_is_read(
     env = host.prompt("run the test suite")
     assert PROJECT_NOTE in keys(env) and "page:ref_test_matrix.md" in keys(env)
     assert str(OTHER_UID) not in env["stderr"]
+
+
+def test_a_planted_git_file_neither_hangs_nor_fills_the_hook(
+    abcd: Run, abcd_home: Path, tmp_path: Path
+) -> None:
+    """The walk up from the working folder reads any `.git` file it meets, in any folder above
+    it, so anyone who can write one of those folders can plant it: a `commondir` that is a FIFO
+    hung every hook, one linked to /dev/zero read until memory ran out, a huge `.git` was read
+    whole. Each is now read as "not a linked worktree", and the hook answers."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    mine = Host(abcd, elsewhere).note(
+        "Tests need the race flag", "Use -race.", "test", everywhere=True
+    )
+    fifo, zero, huge = (tmp_path / name for name in ("fifo", "zero", "huge"))
+    for top in (fifo, zero, huge):
+        (top / "gd").mkdir(parents=True)
+        (top / ".git").write_text(f"gitdir: {top / 'gd'}\n")
+    os.mkfifo(fifo / "gd" / "commondir")
+    (zero / "gd" / "commondir").symlink_to("/dev/zero")
+    with open(huge / ".git", "wb") as handle:
+        handle.write(f"gitdir: {huge / 'gd'}\n".encode())
+        handle.truncate(3 << 30)  # 3 GiB, sparse
+    for top in (fifo, zero, huge):
+        host = Host(abcd, top)
+        host.start()
+        assert keys(host.prompt("run the test suite")) == [mine], top
+        # `memory add` walks the same way, and answers: git finds no commit in such a checkout.
+        added = abcd(
+            "memory", "add", "--title", "Lint", "--recall", "lint", "--by", BY, stdin="x", cwd=top
+        )
+        assert added.code == 1 and "has no commit yet" in added.err, added.err

@@ -10,10 +10,11 @@ sets aside.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from tests.conftest import Run
-from tests.hook.conftest import Host, keys
+from tests.hook.conftest import Host, keys, rules
 
 TITLE = "Deploys need a tag"
 BODY = "Tag the release before deploying it."
@@ -203,3 +204,26 @@ write_index(home, [*view.notes, forged], (cp.segment, cp.offset, cp.seq, cp.head
     assert "memory.idx changed" in env["stderr"]
     verify = abcd("journal", "verify")
     assert verify.code == 1 and "memory.idx holds mem-9999999999999999" in verify.err
+
+
+def test_a_fifo_or_folder_planted_as_the_batch_intent_is_refused_in_one_line_and_hangs_nothing(
+    host: Host, repo: Path, abcd_home: Path, abcd: Run
+) -> None:
+    """`journal/.pending` is read by every reader before the journal; it was opened without
+    `O_NONBLOCK` and never checked to be a file: a FIFO hung the hook and every command, a
+    folder ended them in a traceback (and the hook in silence, rules and all)."""
+    three_notes(host)
+    rules(repo / ".abcd", {"TESTING": {"recall": ["test"], "rules": ["Project rule."]}})
+    pending = abcd_home / "journal" / ".pending"
+    for session, plant in (("s1", os.mkfifo), ("s2", os.mkdir)):
+        plant(pending)
+        said = f"{pending}: is not a regular file"
+        envelope = host.prompt("run the test suite", session=session)
+        assert envelope["injected"] == ["TESTING"], envelope["stderr"]  # the rules come back
+        assert not [key for key in keys(envelope) if key.startswith("mem-")]
+        assert said in envelope["stderr"]
+        for command in (("memory", "list"), ("journal", "verify"), ("journal", "audit")):
+            done = abcd(*command)
+            assert done.code != 0 and said in done.err, (command, done.err)
+            assert "Traceback" not in done.err
+        os.rmdir(pending) if pending.is_dir() else pending.unlink()

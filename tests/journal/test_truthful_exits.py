@@ -26,24 +26,30 @@ def _notes(abcd: Run) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("cache", "said"),
+    ("cache", "planted", "said"),
     [
-        ("memory.idx", "warning: written, but recall index not written"),
-        ("memory.head", "memory.head: cannot write"),
+        ("memory.idx", "link", "warning: written, but recall index not written"),
+        ("memory.head", "link", "warning: written, but ~/memory.head: cannot write"),
+        # A FIFO once held the writer (and the journal's lock) for ever after the note landed.
+        ("memory.head", "fifo", "warning: written, but ~/memory.head: cannot write"),
     ],
 )
 def test_a_note_that_landed_is_a_success_even_when_a_cache_cannot_be_written(
-    repo: Path, abcd: Run, abcd_home: Path, tmp_path: Path, cache: str, said: str
+    repo: Path, abcd: Run, abcd_home: Path, tmp_path: Path, cache: str, planted: str, said: str
 ) -> None:
     first = abcd("memory", "add", "--title", "One", "--recall", "x", "--by", BY, stdin="b")
     assert first.code == 0
     (abcd_home / "memory.head").unlink()  # so this writer writes the caches whole
     (abcd_home / cache).unlink(missing_ok=True)
-    (abcd_home / cache).symlink_to(tmp_path / "elsewhere")
+    if planted == "link":
+        (abcd_home / cache).symlink_to(tmp_path / "elsewhere")
+    else:
+        os.mkfifo(abcd_home / cache)
     add = abcd("memory", "add", "--title", "Two", "--recall", "x", "--by", BY, stdin="b")
     assert add.code == 0, add.err
     assert add.out.strip().startswith("mem-")
-    assert said in add.err
+    assert said.replace("~", str(abcd_home)) in add.err, add.err
+    assert "memory.json not written" not in add.err  # the view was: the head line was not
     assert _notes(abcd) == [first.out.strip(), add.out.strip()]  # once, not twice
     assert not (tmp_path / "elsewhere").exists()  # the link was never followed
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import stat
 import subprocess
 from typing import Annotated
 
@@ -23,7 +24,8 @@ from abcd.cli.output import notice
 from abcd.errors import AbcdError, Refused
 from abcd.gate.limits import PRIVATE_NAMES_MAX_BYTES
 from abcd.gate.names import parse_private_names
-from abcd.repo import PRIVATE_NAMES_REL, Repo, find_repo, git_program
+from abcd.repo import PRIVATE_NAMES, PRIVATE_NAMES_REL, Repo, find_repo, git_program
+from abcd.trust.guarded import Checkout
 
 FOLDER_REL = os.path.dirname(PRIVATE_NAMES_REL)  # .abcd/.work.local
 GITIGNORE = "*\n"
@@ -84,22 +86,16 @@ def _say_if_tracked(repo: Repo, path: str) -> None:
         )
 
 
-def _read(path: str) -> str:
+def _read(repo: Repo) -> str:
+    """The list's text (`""` when there is none), read as the gate reads it: every trust check
+    of a checkout's file, a FIFO opened without waiting and refused, at most its bound."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
+        with Checkout.open(repo.top) as checkout:
+            data = checkout.read(PRIVATE_NAMES, PRIVATE_NAMES_MAX_BYTES)
+    except AbcdError as err:
+        raise Refused("unreadable", message=f"refused: {err}") from None
+    if data is None:
         return ""
-    except OSError as err:
-        raise Refused(
-            "unreadable", message=f"refused: {PRIVATE_NAMES_REL}: {err.strerror}"
-        ) from None
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(PRIVATE_NAMES_MAX_BYTES + 1)
-    if len(data) > PRIVATE_NAMES_MAX_BYTES:
-        raise Refused(
-            "too large",
-            message=f"refused: {PRIVATE_NAMES_REL} is over {PRIVATE_NAMES_MAX_BYTES} bytes",
-        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -108,7 +104,7 @@ def _read(path: str) -> str:
 
 def _append(path: str, text: str) -> None:
     """Append to the list (made 0600 if new), never through a symbolic link."""
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW
     try:
         fd = os.open(path, flags, 0o600)
     except OSError as err:
@@ -116,6 +112,10 @@ def _append(path: str, text: str) -> None:
             "unwritable", message=f"refused: {PRIVATE_NAMES_REL}: {err.strerror}"
         ) from None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Refused(
+                "unwritable", message=f"refused: {PRIVATE_NAMES_REL}: is not a regular file"
+            )
         os.write(fd, text.encode("utf-8"))
     finally:
         os.close(fd)
@@ -138,8 +138,9 @@ def add(
             raise Refused("bad name", message="refused: a name is one non-empty line")
         if name.strip().startswith("#"):
             raise Refused("bad name", message="refused: a name cannot start with # (a comment)")
-    path = _prepare(_repo())
-    text = _read(path)
+    repo = _repo()
+    path = _prepare(repo)
+    text = _read(repo)
     have = {n.casefold() for n in parse_private_names(text)}
     new = []
     for name in names:
@@ -166,8 +167,7 @@ def list_() -> None:
     Example:
       abcd names list
     """
-    repo = _repo()
-    for name in parse_private_names(_read(os.path.join(repo.top, PRIVATE_NAMES_REL))):
+    for name in parse_private_names(_read(_repo())):
         print(name)
 
 
@@ -190,8 +190,9 @@ def edit() -> None:
     Example:
       EDITOR=nano abcd names edit
     """
-    path = _prepare(_repo())
-    if not _read(path):
+    repo = _repo()
+    path = _prepare(repo)
+    if not _read(repo):
         _append(path, HEADER)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:

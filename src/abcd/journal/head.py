@@ -31,7 +31,9 @@ writes it again. This module is on the hook's path: standard library only.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 
 from abcd import fastjson
 from abcd.constants import FILE_MODE
@@ -123,9 +125,12 @@ def beside(head: Head | None, view_stamp: str, view_seq: int) -> Head | None:
 
 def write_head(home: Home, head: Head) -> None:
     """Rewrite the head line in place (one `pwrite`, no `fsync`: a cache; see the module)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    # O_NONBLOCK: a FIFO planted in its place fails to open, or is refused below, never waited on.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = open_at(HEAD_FILE, flags, FILE_MODE, home.fd)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
         data = head.encode()
         os.pwrite(fd, data, 0)
         if os.fstat(fd).st_size != len(data):

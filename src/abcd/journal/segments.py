@@ -111,15 +111,18 @@ class Segments:
         self.intent = False
         if self.dfd is None:
             return None
-        try:
-            fd = os.open(PENDING_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.dfd)
-        except FileNotFoundError:
+        # Every check a home file gets: a FIFO planted here is opened without waiting and
+        # refused, as is a folder, so no reader (the hook among them) hangs or crashes on it.
+        rel = f"{JOURNAL_DIR}/{PENDING_NAME}"
+        opened = self.home.open_in(self.dfd, PENDING_NAME, rel)
+        if opened is None:
             return None
-        except OSError as err:
-            raise TrustError(self.home.shown(f"{JOURNAL_DIR}/{PENDING_NAME}"), str(err)) from err
         self.intent = True
+        fd = opened[0]
         try:
             fields = os.read(fd, 256).split()
+        except OSError as err:
+            raise TrustError(self.home.shown(rel), err.strerror or str(err)) from err
         finally:
             os.close(fd)
         try:

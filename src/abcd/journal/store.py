@@ -22,8 +22,10 @@ does (`abcd.journal.chain`).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -490,10 +492,12 @@ def _write_pending(segs: Segments, number: int, offset: int, data: bytes) -> Non
     assert segs.dfd is not None
     last = data[:-1].rsplit(b"\n", 1)[-1]
     intent = f"{number} {offset} {offset + len(data)} {line_hash(last)}\n".encode()
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         fd = open_at(PENDING_NAME, flags, FILE_MODE, segs.dfd)
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file")
             os.write(fd, intent)
             os.fsync(fd)
         finally:
@@ -611,7 +615,8 @@ def _project(
     except (AbcdError, OSError) as err:
         if warnings is None:
             raise
-        warnings.append(f"memory.json not written ({err}); readers fold the journal instead")
+        # The error names the file (the view, or the head line written after it).
+        warnings.append(f"{err}; readers fold the journal instead")
 
 
 def bounded(view: View) -> bytes:
