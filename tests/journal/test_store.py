@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 
 import pytest
 
-from abcd.errors import JournalBroken, Refused
+from abcd.errors import JournalBroken, Refused, TrustError
 from abcd.journal import segments, store
 from abcd.journal.view import decode_view
 from abcd.trust import Home
@@ -163,3 +165,21 @@ def test_the_lock_file_and_folders_are_private(abcd_home: Path) -> None:
     assert oct((abcd_home / "journal").stat().st_mode & 0o777) == "0o700"
     assert oct((abcd_home / "journal" / ".lock").stat().st_mode & 0o777) == "0o600"
     assert not [p for p in (abcd_home).rglob("*.tmp")]
+
+
+def test_a_lock_file_that_is_a_link_or_a_fifo_is_refused_by_name_and_nothing_is_written(
+    abcd_home: Path, tmp_path: Path
+) -> None:
+    append_adds(1)
+    lock = abcd_home / "journal" / ".lock"
+    before = segment(abcd_home).read_bytes()
+    for plant, said in (
+        (lambda: lock.symlink_to(tmp_path / "elsewhere"), "is a symlink (refused"),
+        (lambda: os.mkfifo(lock), "is not a regular file"),
+    ):
+        lock.unlink()
+        plant()
+        with pytest.raises(TrustError, match=re.escape(f"{lock}: {said}")):
+            append_adds(1)
+        assert segment(abcd_home).read_bytes() == before
+    assert not (tmp_path / "elsewhere").exists()

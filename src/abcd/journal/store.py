@@ -85,7 +85,7 @@ from abcd.journal.view import (
     restamp,
 )
 from abcd.trust import Home
-from abcd.trust.guarded import open_at
+from abcd.trust.guarded import open_at, open_error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -410,12 +410,15 @@ def journal_lock(segs: Segments) -> Iterator[None]:
     import portalocker  # imported here: only writers pay for it
 
     assert segs.dfd is not None
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    shown = segs.home.shown(f"{JOURNAL_DIR}/{LOCK_NAME}")
     try:
         fd = open_at(LOCK_NAME, flags, FILE_MODE, segs.dfd)
     except OSError as err:
-        raise TrustError(segs.home.shown(f"{JOURNAL_DIR}/{LOCK_NAME}"), str(err)) from err
+        raise open_error(err, shown, LOCK_NAME, segs.dfd) from err
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise TrustError(shown, "is not a regular file")
         portalocker.lock(fd, portalocker.LOCK_EX)  # the descriptor itself: no file object
         yield
     finally:

@@ -91,7 +91,7 @@ def _is_link(path: str, dir_fd: int | None) -> bool:
         return False
 
 
-def _open_error(err: OSError, name: str, path: str, dir_fd: int | None = None) -> TrustError:
+def open_error(err: OSError, name: str, path: str, dir_fd: int | None = None) -> TrustError:
     """The trust error for a failed open of `path` (shown as `name`)."""
     # O_NOFOLLOW on a symlink fails with ELOOP; with O_DIRECTORY, a symlink to a
     # folder fails with ENOTDIR on Linux, so look before calling it "not a folder".
@@ -207,7 +207,7 @@ class _Scope:
                     os.close(fd)
                     return None
                 except OSError as err:
-                    raise _open_error(err, self.shown(walked), part, fd) from err
+                    raise open_error(err, self.shown(walked), part, fd) from err
                 os.close(fd)
                 fd = child
                 st = os.fstat(fd)
@@ -245,7 +245,7 @@ class _Scope:
         except FileNotFoundError:
             return None
         except OSError as err:
-            raise _open_error(err, self.shown(rel), leaf, dfd) from err
+            raise open_error(err, self.shown(rel), leaf, dfd) from err
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -299,7 +299,7 @@ class Home(_Scope):
         except FileNotFoundError:
             return None
         except OSError as err:
-            raise _open_error(err, shown(text), text) from err
+            raise open_error(err, shown(text), text) from err
         try:
             check_owner_and_mode(os.fstat(fd), shown(text))
         except BaseException:
@@ -368,7 +368,7 @@ class Checkout(_Scope):
                 return cls(text, -1)
             except OSError as err:
                 name = shown(os.path.join(text, CHECKOUT_LAYER))
-                trust = _open_error(err, name, CHECKOUT_LAYER, top_fd)
+                trust = open_error(err, name, CHECKOUT_LAYER, top_fd)
                 return cls(text, -1, CheckoutRefused(name, trust.reason))
             try:
                 _check_checkout(top_fd, fd, text)
