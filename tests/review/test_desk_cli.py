@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import BY, Run, git
 from tests.gate.test_gate_cli import private_names
 from tests.hook.conftest import Host
@@ -356,3 +358,40 @@ def test_the_list_filters_by_text_writer_time_and_review(abcd: Run, repo: Path) 
     assert listed(abcd, "--unreviewed", "--search", "deploy") == []
     bad = abcd("memory", "list", "--since", "last week")
     assert bad.code == 2 and "not a time" in bad.err
+
+
+def test_a_promotion_writes_nothing_through_a_folder_swapped_for_a_link_after_its_checks(
+    abcd: Run, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks read `.abcd/` through its trust checks; the write then went by path, after
+    a last look for a link, which left a window for a `.abcd` swapped in (the checkout's group
+    may write its top). Every write now goes through the folder's own descriptor, opened
+    without following a link, so a swap is refused by name and nothing lands elsewhere."""
+    from abcd.errors import TrustError
+    from abcd.notes import desk, promote
+
+    added = abcd(
+        "memory", "add", "--title", "Lint first", "--recall", "lint", "--by", BY, stdin="b"
+    )
+    assert added.code == 0, added.err
+    (repo / ".abcd").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    checked = promote.read_project_notes
+    reads: list[int] = []
+
+    def swapped(checkout: Any) -> Any:
+        notes = checked(checkout)
+        reads.append(1)
+        if len(reads) == 2:  # the last read before the write (the first is the refusal checks')
+            (repo / ".abcd").rmdir()
+            (repo / ".abcd").symlink_to(elsewhere)
+        return notes
+
+    monkeypatch.setattr(promote, "read_project_notes", swapped)
+    with pytest.raises(TrustError, match="is a symlink"):
+        desk.promote(added.out.strip(), by="person", cwd=repo)
+    assert len(reads) == 2
+    assert list(elsewhere.iterdir()) == []
+    audit = json.loads(abcd("journal", "audit", "--json").out)["events"]
+    assert [event["type"] for event in audit] == ["note.added"]

@@ -16,6 +16,7 @@ suppresses it.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,11 +30,12 @@ from abcd.notes.limits import Draft
 from abcd.notes.project import ProjectFile, ProjectNote, read_project_notes
 from abcd.notes.review import act_on
 from abcd.notes.service import judge_text
-from abcd.repo import PROJECT_MEMORY_REL, Repo, find_repo
-from abcd.trust.guarded import shown
+from abcd.repo import PROJECT_MEMORY, PROJECT_MEMORY_REL, Repo, find_repo
+from abcd.trust.guarded import CHECKOUT_LAYER, create_synced, open_error, shown
 
 # A committed file others read: readable by all, like the rest of the checkout.
 PROJECT_FILE_MODE = 0o644
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -68,12 +70,14 @@ def promote_note(
     repo = promotion_target(find_repo(cwd))
     path = os.path.join(repo.top, PROJECT_MEMORY_REL)
     before: list[bytes | None] = []
+    dfd: list[int] = []
 
     def make(note: Note) -> list[Event]:
         check_promotable(note, repo)
         existing = read_project_notes(repo)
-        before.append(_read_raw(path))
-        _write_project_file(path, (*existing, project_note(note)))
+        dfd.append(project_folder(repo))
+        before.append(_read_raw(dfd[0], shown(path)))
+        _write_atomic(dfd[0], encode_project_file((*existing, project_note(note))), shown(path))
         return [
             NotePromoted(
                 id=note.id,
@@ -88,8 +92,11 @@ def promote_note(
         after = act_on(note_id, make, repo=repo, seen=seen, warnings=warnings)
     except BaseException:
         if before:  # the file was written but the journal does not say so: put it back
-            _restore(path, before[0])
+            _restore(dfd[0], before[0], shown(path))
         raise
+    finally:
+        for fd in dfd:
+            os.close(fd)
     return Promoted(after, shown(path))
 
 
@@ -137,57 +144,71 @@ def encode_project_file(notes: tuple[ProjectNote, ...]) -> bytes:
     return msgspec.json.format(raw, indent=2) + b"\n"
 
 
-def _read_raw(path: str) -> bytes | None:
+def _read_raw(dfd: int, name: str) -> bytes | None:
+    """The project file's bytes as they are (to put back if the journal refuses the act);
+    `name` is the file as shown."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        fd = os.open(PROJECT_MEMORY, _READ | os.O_NONBLOCK, dir_fd=dfd)
     except FileNotFoundError:
         return None
     except OSError as err:
-        raise StorageError(f"{shown(path)}: cannot read: {err.strerror}") from err
+        raise StorageError(f"{name}: cannot read: {err.strerror}") from err
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StorageError(f"{name}: is not a regular file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
-def _write_project_file(path: str, notes: tuple[ProjectNote, ...]) -> None:
-    _write_atomic(path, encode_project_file(notes))
-
-
-def _restore(path: str, data: bytes | None) -> None:
+def _restore(dfd: int, data: bytes | None, name: str) -> None:
     try:
         if data is None:
-            os.unlink(path)
+            os.unlink(PROJECT_MEMORY, dir_fd=dfd)
         else:
-            _write_atomic(path, data)
-    except OSError:
+            _write_atomic(dfd, data, name)
+    except (OSError, StorageError):
         pass  # the failure that led here is the one reported
 
 
-def _write_atomic(path: str, data: bytes) -> None:
-    """Replace `path` whole (temp file beside it, fsync, rename), creating `.abcd/` if absent.
+def project_folder(repo: Repo) -> int:
+    """A descriptor of the checkout's `.abcd/`, made (0755) if absent, never reached through a
+    link: every write below goes through it, so no folder swapped in later is written into."""
+    folder = shown(os.path.join(repo.top, CHECKOUT_LAYER))
+    try:
+        top = os.open(repo.top, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as err:
+        raise StorageError(f"{shown(repo.top)}: cannot open: {err.strerror}") from err
+    try:
+        try:
+            os.mkdir(CHECKOUT_LAYER, 0o755, dir_fd=top)
+        except FileExistsError:
+            pass
+        except OSError as err:
+            raise StorageError(f"{folder}: cannot create: {err.strerror}") from err
+        try:
+            return os.open(CHECKOUT_LAYER, _READ | os.O_DIRECTORY, dir_fd=top)
+        except OSError as err:
+            raise open_error(err, folder, CHECKOUT_LAYER, top) from err
+    finally:
+        os.close(top)
 
-    The checkout was opened through its trust checks by `read_project_notes`
-    just before; a `.abcd` that is a link is refused here as there.
-    """
-    folder = os.path.dirname(path)
+
+def _write_atomic(dfd: int, data: bytes, name: str) -> None:
+    """Replace the project file whole: a temp file beside it (never over a file or through a
+    link), fsync, rename, fsync the folder; mode 0644, as the rest of a checkout. `name` is
+    the file as shown."""
+    tmp = f".{PROJECT_MEMORY}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
-        os.mkdir(folder, 0o755)
-    except FileExistsError:
-        pass
-    except OSError as err:
-        raise StorageError(f"{shown(folder)}: cannot create: {err.strerror}") from err
-    if os.path.islink(folder) or not os.path.isdir(folder):
-        raise StorageError(f"{shown(folder)}: not a folder of this checkout")
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PROJECT_FILE_MODE)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.rename(tmp, path)
+        create_synced(tmp, data, dfd, mode=PROJECT_FILE_MODE)
+        os.rename(tmp, PROJECT_MEMORY, src_dir_fd=dfd, dst_dir_fd=dfd)
+        os.fsync(dfd)
     except OSError as err:
         try:
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=dfd)
         except OSError:
             pass
-        raise StorageError(f"{shown(path)}: cannot write: {err.strerror}") from err
+        raise StorageError(f"{name}: cannot write: {err.strerror}") from err

@@ -33,13 +33,15 @@ def open_at(path: str, flags: int, mode: int = FILE_MODE, dir_fd: int | None = N
     return os.open(path, flags, mode, dir_fd=dir_fd)
 
 
-def create_synced(name: str, data: bytes, dir_fd: int, *, durable: bool = True) -> None:
+def create_synced(
+    name: str, data: bytes, dir_fd: int, *, durable: bool = True, mode: int = FILE_MODE
+) -> None:
     """Create `name` in `dir_fd` (never over a file or through a link), write it whole, fsync it
     (unless not `durable`).
 
     `OSError` as the system raised it; the caller names the file.
     """
-    fd = open_at(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE, dir_fd)
+    fd = open_at(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode, dir_fd)
     try:
         view = memoryview(data)
         while view:
