@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 
 from abcd.errors import CorruptFile, Refused
-from abcd.journal import store
+from abcd.journal import segments, store
+from abcd.journal.envelope import line_hash
+from abcd.journal.events import Event
+from abcd.trust import Home
 from tests.conftest import BY, Run
 
 from .helpers import added, append, append_adds, note_id, segment
@@ -143,3 +146,56 @@ def test_a_refused_writer_leaves_no_intent_behind(abcd_home: Path) -> None:
         view.write_bytes(view.read_bytes().replace(b"lesson 0", b"lesson X"))
         append(added(note_id(7)), added(note_id(8)))
     assert not (abcd_home / "journal" / ".pending").exists()
+
+
+def test_a_writer_that_opened_the_journal_during_anothers_batch_sees_it_once_it_holds_the_lock(
+    abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer opens the journal before it takes the lock; another writer's intent there made
+    it stop short of that batch, and the stop outlived the batch: its checks missed the
+    batch's notes (six writers at once minted ids twice and overwrote acknowledged notes,
+    with `verify` content). Under the lock, the journal is read to its end."""
+    append_adds(2)
+    seg = segment(abcd_home)
+    start = seg.stat().st_size
+    append(added(note_id(5), "lesson 5"), added(note_id(6), "lesson 6"))  # the other writer
+    last = seg.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    intent = f"1 {start} {seg.stat().st_size} {line_hash(last)}\n"
+    pending = abcd_home / "journal" / ".pending"
+    opened = segments.Segments.__init__
+
+    def during_the_batch(self: segments.Segments, home: Home, *, create: bool = False) -> None:
+        pending.write_text(intent)  # the other writer's batch is still being written...
+        os.chmod(pending, 0o600)
+        opened(self, home, create=create)
+        pending.unlink()  # ...and has landed whole by the time this one holds the lock
+
+    monkeypatch.setattr(segments.Segments, "__init__", during_the_batch)
+    seen: list[object] = []
+
+    def plan(known: store.Known) -> list[Event]:
+        seen.extend([known.used(note_id(6)), known.title(note_id(6))])
+        return []
+
+    store.append_records(plan)
+    assert seen == [True, "lesson 6"]  # so its ids are never minted twice, its twins are found
+
+
+def test_a_reader_never_reads_part_of_a_batch_that_began_after_it_opened_the_journal(
+    abcd_home: Path,
+) -> None:
+    """The intent was read once, when the journal was opened: a batch begun after that, read
+    while it was being written (or after its writer died in it), showed its first lines."""
+    append_adds(2)
+    seg = segment(abcd_home)
+    with Home.open(abcd_home) as home, segments.Segments(home) as reader:
+        assert reader.stop is None
+        start = seg.stat().st_size
+        # Another writer begins a batch: its intent first, then the first of its lines.
+        whole = seg.read_bytes()
+        line = whole.splitlines(keepends=True)[-1].replace(b'"seq":2', b'"seq":3')
+        pending = abcd_home / "journal" / ".pending"
+        pending.write_text(f"1 {start} {start + 10_000} {'a' * 64}\n")
+        os.chmod(pending, 0o600)
+        seg.write_bytes(whole + line)
+        assert [raw.end for raw in reader.lines()][-1] == start

@@ -186,3 +186,22 @@ def test_a_symlinked_home_is_refused_before_any_fill_folder_is_made(
     with pytest.raises(TrustError, match="symlink"):
         Home.open(abcd_home, create=True)
     assert list(target.iterdir()) == []
+
+
+def test_an_append_the_disk_cut_short_says_so_and_the_next_one_ends_its_line(
+    abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk writes part of the lines and returns how much: the short count was not read,
+    so the hook took its sends as recorded."""
+    from abcd.errors import StorageError
+    from abcd.session import files
+
+    with make_home(abcd_home) as home:
+        real_write = os.write
+        monkeypatch.setattr(files.os, "write", lambda fd, data: real_write(fd, data[:7]))
+        with pytest.raises(StorageError, match=r"cannot append: wrote 7 of \d+ bytes"):
+            append_events(home, FILL_DIR, SESSION, [FillRead(used_percentage=81)])
+        monkeypatch.setattr(files.os, "write", real_write)
+        append_events(home, FILL_DIR, SESSION, [FillRead(used_percentage=64)])
+    lines = (abcd_home / FILL_DIR).glob("*.jsonl").__next__().read_bytes().splitlines()
+    assert len(lines) == 2 and len(lines[0]) == 7 and b'"used_percentage":64' in lines[1]

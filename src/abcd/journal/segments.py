@@ -135,6 +135,15 @@ class Segments:
             # An intent cut short by a crash: its batch never began, so nothing is held back.
             return None
 
+    def _stop_now(self) -> tuple[int, int] | None:
+        """Where a batch being written now starts, read again (`stop` as of now)."""
+        intent = self.intent
+        pending = self.pending()
+        self.intent = intent
+        if pending is not None:
+            self.stop = (pending[0], pending[1])
+        return self.stop
+
     def __enter__(self) -> Segments:
         return self
 
@@ -286,6 +295,11 @@ class Segments:
         for index, number in enumerate(numbers):
             start = from_offset if number == from_segment else 0
             data = self.read(number, start)
+            if stop is None and index == len(numbers) - 1 and self._numbers is None:
+                # A batch may have begun since this reader opened the journal: its intent is
+                # written before its first line, so one read after the bytes finds it, and no
+                # part of a batch is read (a writer past its repairs holds the lock: none can).
+                stop = self._stop_now()
             if stop is not None and number == stop[0]:
                 data = data[: max(0, stop[1] - start)]
             if on_bytes is not None:

@@ -531,6 +531,10 @@ def repair_pending(segs: Segments) -> bool:
     if pending is None:
         if segs.intent:
             _clear_pending(segs)  # an intent cut short: its batch never began
+        # The stop `Segments` took when it was opened, before the lock, may be another writer's
+        # batch that has landed whole since: read to where the journal now ends, or this
+        # writer's checks (ids, twins, the note acted on) would not see that batch.
+        segs.stop = None
         return False
     number, start, end, last = pending
     opened = segs.open(number, os.O_RDWR)

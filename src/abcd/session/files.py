@@ -130,11 +130,15 @@ def append_events(
             size = st.st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 data = b"\n" + data
-            os.write(fd, data)
+            written = os.write(fd, data)
         except OSError as err:
             raise StorageError(f"{home.shown(rel)}: cannot append: {err.strerror}") from err
         finally:
             os.close(fd)
+    if written < len(data):  # a full disk: the torn line is ended by the next append
+        raise StorageError(
+            f"{home.shown(rel)}: cannot append: wrote {written} of {len(data)} bytes"
+        )
     return True
 
 
