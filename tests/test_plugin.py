@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -93,6 +94,55 @@ def test_in_exec_form_a_hook_goes_through_the_persons_shell_prefix_as_a_shell_fo
 
     assert (out.returncode, out.stdout, out.stderr) == (0, "on PATH: hook prompt-router\n{}", "")
     assert (wrapper.parent / "log").read_text().splitlines() == [*flags.split(), str(started)]
+
+
+@pytest.mark.parametrize(
+    "folder", ["dollar $(touch made)", "quote ' single", "space and `touch made`"]
+)
+def test_with_a_shell_prefix_a_plugin_path_holding_shell_characters_is_a_path_never_code(
+    tmp_path: Path, folder: str
+) -> None:
+    """The wrapper runs its last word as a command string through a shell of its own: the raw
+    path went there, so a `$(...)` in the plugin's path ran and a lone quote was a syntax
+    error, exit 2, a blocked prompt. The path now goes as a command that names it."""
+    on_path = fake_abcd(tmp_path / "bin", "on PATH")
+    wrapper = shell_prefix(tmp_path / "audit")
+    copy = tmp_path / folder / "plugin"
+    shutil.copytree(PLUGIN, copy)
+    started = copy / "hooks" / "prompt-router"
+    prefix = {"CLAUDE_CODE_SHELL_PREFIX": str(wrapper)}
+
+    out = subprocess.run(
+        [str(started), "--exec-form"],
+        input="{}",
+        env={"PATH": f"{on_path}:/usr/bin:/bin", **prefix},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+    assert (out.returncode, out.stdout, out.stderr) == (0, "on PATH: hook prompt-router\n{}", "")
+    assert not (tmp_path / "made").exists()
+    logged = (wrapper.parent / "log").read_text().splitlines()
+    assert len(logged) == 1 and shlex.split(logged[0]) == [str(started)]  # a command naming it
+
+
+def test_a_shell_prefix_that_exits_2_does_not_block_the_prompt(tmp_path: Path) -> None:
+    failing = tmp_path / "wrapper"
+    failing.write_text("#!/bin/sh\nexit 2\n")
+    failing.chmod(0o755)
+    started = PLUGIN / "hooks" / "prompt-router"
+
+    out = run_hook(
+        [str(started), "--exec-form"],
+        path=[],
+        stdin="{}",
+        env={"CLAUDE_CODE_SHELL_PREFIX": str(failing)},
+    )
+
+    assert out.returncode == 1, "Claude Code blocks the prompt on exit 2, and only on 2"
 
 
 def test_a_hooks_file_whose_launcher_is_missing_says_so_and_does_not_block(tmp_path: Path) -> None:

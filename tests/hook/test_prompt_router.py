@@ -457,3 +457,21 @@ def test_a_refused_home_still_lets_the_repositorys_notes_and_rules_come_back(
     os.symlink(real, abcd_home)  # the home itself is a symlink: refused
     env = _deploy_from_the_repository_only(host, repo)
     assert "machine home refused" in env["stderr"] and "symlink" in env["stderr"]
+
+
+def test_a_session_start_source_of_any_shape_leaves_the_ledger_readable_and_once_per_session(
+    host: Host, abcd_home: Path
+) -> None:
+    """`source` was written into the ledger as the reset's reason, whole: 12 MiB of it put the
+    ledger past its 8 MiB bound (every prompt then recalled as if fresh), and a lone surrogate
+    failed its encoding (no reset was written)."""
+    note = host.note("Tests need the race flag", "Use -race.", "test")
+    for session, source in (("s1", "x" * (12 << 20)), ("s2", "\ud800"), ("s3", "start up;")):
+        host.start(session=session, source=source)
+        first = host.prompt("run the test suite", session=session)
+        again = host.prompt("run the test suite", session=session)
+        assert keys(first) == [note] and keys(again) == [], session
+        assert "unreadable" not in first["stderr"] + again["stderr"]
+    ledgers = list((abcd_home / "sessions").iterdir())
+    assert max(ledger.stat().st_size for ledger in ledgers) < 4096
+    assert b'"session-start:other"' in b"".join(ledger.read_bytes() for ledger in ledgers)

@@ -1,8 +1,8 @@
 """The reader of note-writing commands: the taught shapes pass, anything else is not understood.
 
-Each accepted shape is also run through bash with a stand-in `abcd` on PATH,
-so "what the reader says the command does" is checked against what the shell
-really does: the same words reach `abcd`, the same body reaches its stdin.
+Each accepted shape is also run through bash and zsh (the person's shell may be either) with a
+stand-in `abcd` on PATH, so "what the reader says the command does" is checked against what the
+shell really does: the same words reach `abcd`, the same body reaches its stdin.
 """
 
 from __future__ import annotations
@@ -28,8 +28,16 @@ from abcd.host.note_command import (
 from tests.e2e.lesson import ADD_NOTE, BODY, RECALL, TITLE, WRITER
 
 DATA = Path(__file__).parent / "data"
-BASH = shutil.which("bash")
-needs_bash = pytest.mark.skipif(BASH is None, reason="bash is not installed")
+# Each shell a person's commands may run in, with the flags that keep their own files out.
+SHELLS = {"bash": ["--norc", "--noprofile", "-c"], "zsh": ["-f", "-c"]}
+# A shell that is not installed is skipped by name (`.ci/run` installs zsh when it can).
+shells = pytest.mark.parametrize(
+    "shell",
+    [
+        pytest.param(name, marks=pytest.mark.skipif(not shutil.which(name), reason=f"no {name}"))
+        for name in SHELLS
+    ],
+)
 
 CAPTURED = json.loads((DATA / "hook_PreToolUse_bash.json").read_text())["tool_input"]["command"]
 PRINTED = f"printf 'Run the linter before pushing.' | abcd memory add --title 'Lint' --recall lint --by {WRITER}"
@@ -159,6 +167,16 @@ def attacks() -> list[str]:
         f"printf {{a,b}} | {add}",
         f"printf 'B' | abcd memory add --title T --recall r --by {WRITER}[1m]",
         f"printf =ls | {add}",
+        # zsh's printf reads a numeric conversion's argument as arithmetic, and a subscript in
+        # it runs its command substitution; bash says "invalid number" and runs nothing
+        f"printf '%d' 'path[$(touch y)]' | {add}",
+        f"printf '%i' 'argv[`touch y`]' | {add}",
+        f"printf '%x' 'PWD[$(touch y)]' | {add}",
+        f"printf '%c' 'path[$(touch y)]' | {add}",
+        f"printf '%*s' 'path[$(touch y)]' B | {add}",
+        f"printf '%.*s' 'path[$(touch y)]' B | {add}",
+        f"printf '%5d' 'path[$(touch y)]' | {add}",
+        f"printf 'B%' 'path[$(touch y)]' | {add}",
         # redirections
         f"{fed} > out",
         f"{fed} >> out",
@@ -292,8 +310,9 @@ def test_every_beginning_of_a_taught_command_is_read_or_refused_without_an_error
 # --- checked against bash itself ---------------------------------------------------
 
 
-def run_in_bash(command: str, scratch: Path) -> tuple[list[list[str]], str, str]:
-    """Run `command` in bash with only a stand-in `abcd` on PATH: its calls (argv), its stdin, stderr."""
+def run_in_shell(shell: str, command: str, scratch: Path) -> tuple[list[list[str]], str, str]:
+    """Run `command` in `shell` with only a stand-in `abcd` on PATH: its calls (argv), its
+    stdin, stderr."""
     bin_dir = scratch / "bin"
     bin_dir.mkdir(exist_ok=True)
     calls = scratch / "calls"
@@ -308,9 +327,10 @@ def run_in_bash(command: str, scratch: Path) -> tuple[list[list[str]], str, str]
     stand_in.chmod(0o755)
     for old in calls.iterdir():
         old.unlink()
-    assert BASH is not None
+    program = shutil.which(shell)
+    assert program is not None
     done = subprocess.run(
-        [BASH, "--norc", "--noprofile", "-c", command],
+        [program, *SHELLS[shell], command],
         env={"PATH": f"{bin_dir}:/usr/bin:/bin", "CALLS": str(calls), "HOME": str(scratch)},
         cwd=scratch,
         capture_output=True,
@@ -329,15 +349,15 @@ def run_in_bash(command: str, scratch: Path) -> tuple[list[list[str]], str, str]
     return seen, stdin, done.stderr
 
 
-@needs_bash
+@shells
 @pytest.mark.parametrize("command", ACCEPTED)
-def test_bash_runs_abcd_once_with_the_words_and_body_the_reader_read(
-    command: str, tmp_path: Path
+def test_the_shell_runs_abcd_once_with_the_words_and_body_the_reader_read(
+    shell: str, command: str, tmp_path: Path
 ) -> None:
     read = read_note_command(command)
     assert read is not None
 
-    calls, stdin, stderr = run_in_bash(command, tmp_path)
+    calls, stdin, stderr = run_in_shell(shell, command, tmp_path)
 
     assert stderr == ""
     assert calls == [list(read.args)]
@@ -386,18 +406,18 @@ def note_commands(draw: st.DrawFn) -> str:
     return f"{feeder} {draw(quoted(draw(TEXT).lstrip('-') or 'x'))} | {line}"
 
 
-@needs_bash
+@shells
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(command=note_commands())
-def test_for_any_command_it_accepts_bash_passes_abcd_the_same_words_and_body(
-    command: str, tmp_path_factory: pytest.TempPathFactory
+def test_for_any_command_it_accepts_the_shell_passes_abcd_the_same_words_and_body(
+    shell: str, command: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     read = read_note_command(command)
     assert read is not None, command
 
-    calls, stdin, stderr = run_in_bash(command, tmp_path_factory.mktemp("bash"))
+    calls, stdin, stderr = run_in_shell(shell, command, tmp_path_factory.mktemp(shell))
 
     assert calls == [list(read.args)], stderr
     if read.body is not None:
@@ -423,22 +443,22 @@ SPLICES = [
 ]
 
 
-@needs_bash
+@shells
 @settings(
     max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(base=st.sampled_from(ACCEPTED), where=st.floats(0, 1), splice=st.sampled_from(SPLICES))
 def test_a_command_spliced_in_anywhere_is_refused_or_is_only_text(
-    base: str, where: float, splice: str, tmp_path_factory: pytest.TempPathFactory
+    shell: str, base: str, where: float, splice: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     at = int(where * len(base))
     command = base[:at] + splice + base[at:]
     read = read_note_command(command)
     if read is None:
         return  # not understood: the host asks the person
-    scratch = tmp_path_factory.mktemp("bash")
+    scratch = tmp_path_factory.mktemp(shell)
 
-    calls, stdin, _ = run_in_bash(command, scratch)
+    calls, stdin, _ = run_in_shell(shell, command, scratch)
 
     assert not (scratch / "y").exists(), command
     assert calls == [list(read.args)], command

@@ -196,6 +196,14 @@ def test_control_characters_in_names_never_reach_the_terminal() -> None:
     assert ran.out.startswith("Opus]0;owned 4.8 | ")
 
 
+def test_marks_that_reorder_or_hide_text_never_reach_the_terminal() -> None:
+    """A right-to-left override in a model name turned the rest of the row around."""
+    hidden = "\u202e\u2066\u200e\u200b\u2028\u2029\ufeff\u061c\u2060"
+    ran = run(payload("after_turn1", model={"display_name": f"Opus{hidden} 4.8"}))
+    assert not set(hidden) & set(ran.out)
+    assert ran.out.startswith("Opus 4.8 | ")
+
+
 def test_a_long_name_is_cut_short() -> None:
     ran = run(payload("after_turn1", cwd="/x/" + "r" * 200, workspace={}))
     assert ran.out == "Opus 4.8 (1M context) | 7% used | " + "r" * 39 + "…\n"

@@ -105,6 +105,18 @@ def test_a_sidechain_reply_in_the_hosts_compact_form_is_passed_over_too(tmp_path
     assert fill_of(path) == Fill(10.0, "transcript")
 
 
+def test_a_reply_whose_tool_input_says_sidechain_is_still_the_main_chains_fill(
+    tmp_path: Path,
+) -> None:
+    """A tool's input is written into the line as the model wrote it, an object: the bytes
+    `"isSidechain":true` there made the last reply (95%) pass over for an earlier one (5%)."""
+    entry = json.loads(assistant(190_000))
+    entry["message"]["content"] = [{"type": "tool_use", "input": {"isSidechain": True}}]
+    line = json.dumps(entry, separators=(",", ":")).encode()
+    path = transcript(tmp_path, assistant(10_000), line)
+    assert fill_of(path) == Fill(95.0, "transcript")
+
+
 def test_a_reply_the_host_made_up_is_passed_over(tmp_path: Path) -> None:
     path = transcript(tmp_path, assistant(40_000), assistant(0, model="<synthetic>"))
     assert fill_of(path) == Fill(20.0, "transcript")

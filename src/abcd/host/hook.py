@@ -101,7 +101,11 @@ class Payload:
         self.cwd = _usable_path(text("cwd")) or working_folder()
         self.prompt = (text("prompt") or "")[: PROMPT_SCAN_BYTES * 4]
         self.transcript_path = text("transcript_path")
-        self.source = text("source") or "unknown"
+        # Written into the ledger as the reset's reason: a short word, as the host sends
+        # (`startup`, `resume`, `clear`, `compact`); anything else is named only as `other`, so a
+        # payload can neither grow the ledger past its bound nor fail its encoding.
+        source = text("source")
+        self.source = "unknown" if not source else source if is_session_id(source) else "other"
 
 
 def _usable_path(path: str | None) -> str | None:

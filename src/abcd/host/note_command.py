@@ -11,6 +11,10 @@ it recognises exactly these (OPTION is one of `abcd memory add`'s own):
     printf 'LITERAL'... | abcd memory add OPTION...
     echo 'LITERAL'... | abcd memory add OPTION...
 
+(`printf` with arguments after its format only when the format converts
+them as text: `%s`, `%b`, `%%`; zsh reads a numeric conversion's argument as
+arithmetic, which can run a command.)
+
 The text is read the way bash (and zsh) read it: blanks separate words;
 single-quoted text is literal; double-quoted text is taken only when it holds
 no `$`, backquote, backslash or `!`, so nothing in it expands; a backslash
@@ -157,9 +161,25 @@ def _feeder(tokens: list[Token]) -> tuple[str, ...]:
     words = _words(tokens)
     if len(words) < 2 or not _is_name(words[0], FEEDERS):
         raise NotUnderstood
-    if words[0].text == "printf" and words[1].text.startswith("-"):
-        raise NotUnderstood  # `printf -v NAME` assigns a variable
+    if words[0].text == "printf":
+        if words[1].text.startswith("-"):
+            raise NotUnderstood  # `printf -v NAME` assigns a variable
+        if len(words) > 2 and not _text_only_format(words[1].text):
+            # zsh's printf reads the argument of a numeric conversion (`%d`, `%x`, `%c`, a `*`
+            # width) as arithmetic, and a subscript in it (`path[$(...)]`) runs a command: with
+            # arguments, the format may convert them only as text.
+            raise NotUnderstood
     return tuple(w.text for w in words)
+
+
+def _text_only_format(text: str) -> bool:
+    """Whether every conversion in the printf format `text` is `%s`, `%b` or `%%`."""
+    at = text.find("%")
+    while at >= 0:
+        if text[at + 1 : at + 2] not in ("s", "b", "%"):
+            return False
+        at = text.find("%", at + 2)
+    return True
 
 
 def _add_args(tokens: list[Token]) -> tuple[str, ...]:

@@ -40,8 +40,20 @@ PAYLOAD_MAX_BYTES: Final = 1024 * 1024
 # A status row shares the terminal's last line with the host's own text.
 FIELD_MAX_CHARS: Final = 40
 
-# C0, DEL and C1 controls: a folder or model name must not drive the terminal.
-_CONTROLS = dict.fromkeys([*range(0x20), *range(0x7F, 0xA0)])
+# C0, DEL and C1 controls: a folder or model name must not drive the terminal. Nor reorder or
+# hide the row's text: the bidirectional marks, embeddings, overrides and isolates, the line and
+# paragraph separators, the zero-width characters and the byte-order mark.
+_CONTROLS = dict.fromkeys(
+    [
+        *range(0x20),
+        *range(0x7F, 0xA0),
+        0x061C,
+        *range(0x200B, 0x2010),
+        *range(0x2028, 0x202F),
+        *range(0x2060, 0x2070),
+        0xFEFF,
+    ]
+)
 
 
 # --- the payload ------------------------------------------------------------

@@ -158,9 +158,12 @@ def parse_transcript_line(line: bytes) -> Reply | Compaction | None:
     # (inside a string its quotes would be escaped), and most lines carry neither.
     if b'"assistant"' not in line and b'"compact_boundary"' not in line:
         return None
-    # The host writes compact JSON; a subagent's line is passed over without
-    # decoding (a tail full of them would otherwise cost the hook milliseconds).
-    if b'"isSidechain":true' in line:
+    # The host writes compact JSON, its top-level `isSidechain` before `message`: a subagent's
+    # line is passed over without decoding (a tail full of them would otherwise cost the hook
+    # milliseconds). The same bytes after `message` are inside it (a tool's input is an object,
+    # written as the model wrote it) and decide nothing: the decoded field does.
+    side = line.find(b'"isSidechain":true')
+    if 0 <= side < line.find(b'"message"'):
         return None
     try:
         entry = fastjson.loads(line)
