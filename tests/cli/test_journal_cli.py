@@ -90,6 +90,16 @@ def test_replay_shows_the_view_as_of_a_seq_and_as_of_a_time(abcd: Run) -> None:
     assert "as of seq 1" in abcd("journal", "replay", "--as-of", stamp).out
 
 
+def test_replay_past_the_journals_end_says_so(abcd: Run) -> None:
+    add(abcd, "one")
+    result = abcd("journal", "replay", "--as-of", "999")
+    assert result.code == 0 and result.out.startswith("as of seq 1: 1 note(s)")
+    assert (
+        result.err
+        == "abcd: seq 999 is past the journal's end: this is the view as of its last event\n"
+    )
+
+
 def test_replay_refuses_a_point_that_is_neither_a_seq_nor_a_time_in_one_line(abcd: Run) -> None:
     """`²` and `١` pass `str.isdigit`: `²` once ended in `int`'s traceback."""
     add(abcd, "one")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -237,8 +238,10 @@ def test_bare_memory_names_an_unreadable_layer_and_why(abcd: Run, repo: Path) ->
     (repo / ".abcd").mkdir()
     (repo / ".abcd" / "memory.json").write_text("{broken")
     result = abcd("memory")
-    assert "unreadable: project notes unreadable" in result.out
-    assert ".abcd/memory.json" in result.out and "not a memory file" in result.out
+    assert result.code == 1  # as `memory list`: the counts, and on stderr what was not read
+    assert "personal notes everywhere: 0" in result.out
+    assert result.err.startswith("abcd: project notes unreadable")
+    assert ".abcd/memory.json" in result.err and "not a memory file" in result.err
 
 
 @pytest.mark.parametrize(
@@ -411,3 +414,20 @@ def test_an_import_of_twenty_thousand_notes_lands_whole_past_ten_thousand_ids_a_
     assert len(ids) == len(set(ids)) == 20_000
     assert all(ID.match(i) for i in ids)
     assert len(listed(abcd)) == 20_000
+
+
+def test_bytes_that_are_not_utf8_are_refused_by_field_in_one_line(
+    repo: Path, abcd_home: Path
+) -> None:
+    """Python keeps such bytes (argv, stdin) as lone surrogates: they reached the journal's
+    encoder and ended in a traceback."""
+    add = [sys.executable, "-m", "abcd", "memory", "add", "--by", BY]
+    for extra, body, field in (
+        (["--title", "T", "--recall", "r"], b"\xff\xfe a body", "body"),
+        (["--title", os.fsdecode(b"T\xff"), "--recall", "r"], b"a body", "title"),
+        (["--title", "T", "--recall", os.fsdecode(b"r\xff")], b"a body", "recall[0]"),
+    ):
+        done = subprocess.run([*add, *extra], input=body, capture_output=True, cwd=repo)
+        assert done.returncode == 1
+        assert done.stderr.decode() == f"abcd: refused: {field} is not UTF-8 text\n"
+    assert not abcd_home.exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from tests.conftest import BY, Run, git
@@ -95,3 +96,29 @@ def test_a_list_that_is_not_a_plain_file_is_refused_in_one_line_and_hangs_nothin
     result = abcd("names", "add", "Initech")
     assert result.code == 1 and "symlink" in result.err, result.err
     assert (tmp_path / "elsewhere").read_text() == "Globex\n"
+
+
+def test_a_list_refused_leaves_nothing_made_and_a_checkout_it_cannot_write_is_one_line(
+    abcd: Run, repo: Path
+) -> None:
+    (repo / LIST).parent.mkdir(parents=True)
+    os.mkfifo(repo / LIST)
+    assert abcd("names", "add", "Initech").code == 1
+    assert sorted(p.name for p in (repo / LIST).parent.iterdir()) == [LIST.name]  # no .gitignore
+    shutil.rmtree(repo / ".abcd")
+    (repo / ".abcd").write_text("not a folder")
+    for command in (("names", "add", "Initech"), ("names", "path")):
+        result = abcd(*command)
+        assert result.code == 1 and len(result.err.splitlines()) == 1, result.err
+        assert result.err.startswith(f"abcd: refused: {repo / '.abcd'}"), result.err
+
+
+def test_an_editor_that_fails_after_the_list_was_made_says_it_was_made(
+    abcd: Run, repo: Path
+) -> None:
+    result = abcd("names", "edit", env={"EDITOR": "false", "VISUAL": ""})
+    assert result.code == 1
+    assert result.err.splitlines()[-1] == (
+        f"abcd: the editor 'false' exited 1; {LIST} was made from its template"
+    )
+    assert (repo / LIST).exists()

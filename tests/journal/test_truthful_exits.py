@@ -3,6 +3,7 @@ lands whole or not at all, and no write makes a view its own readers would refus
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -199,3 +200,24 @@ def test_a_reader_never_reads_part_of_a_batch_that_began_after_it_opened_the_jou
         os.chmod(pending, 0o600)
         seg.write_bytes(whole + line)
         assert [raw.end for raw in reader.lines()][-1] == start
+
+
+def test_a_write_the_disk_refuses_leaves_no_empty_segment_and_no_intent(
+    abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a full disk a first add left an empty segment and a batch an empty intent: a failed
+    command that had written files."""
+    from abcd.errors import StorageError
+
+    def full(fd: int, data: object) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(StorageError, match="cannot append: No space left on device"):
+        append(added(note_id(0)))
+    with pytest.raises(StorageError, match="cannot write the batch's intent"):
+        append(added(note_id(1)), added(note_id(2)))
+    assert sorted(p.name for p in (abcd_home / "journal").iterdir()) == [".lock"]
+    monkeypatch.undo()
+    append(added(note_id(3)), added(note_id(4)))
+    assert [n.id for n in store.load_view().notes] == [note_id(3), note_id(4)]

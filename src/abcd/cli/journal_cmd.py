@@ -209,7 +209,7 @@ def replay(
     Example:
       abcd journal replay --as-of 2026-11-30T12:00:00Z
     """
-    history.as_of_point(as_of)  # a usage error, journal or none
+    asked, _ = history.as_of_point(as_of)  # a usage error, journal or none
     home = Home.open()
     view = View()
     if home is not None:
@@ -217,6 +217,8 @@ def replay(
             bar = _progress(home, "replay")
             view = history.replay(home, as_of, on_bytes=bar.advance)
             bar.close()
+    if asked is not None and asked > view.journal.seq:
+        notice(f"seq {asked} is past the journal's end: this is the view as of its last event")
     if json:
         emit_json(view)
         return

@@ -75,9 +75,14 @@ def summary(ctx: typer.Context, json: Json = False) -> None:
     counts = listing.summarize(find_repo())
     if json:
         emit_json(listing.summary_json(counts))
-        return
-    for line in listing.summary_lines(counts):
-        print(line)
+    else:
+        for line in listing.summary_lines(counts):
+            print(line)
+    # As `memory list` does: a layer that could not be read is said on stderr, and exits 1.
+    for problem in counts.unreadable:
+        notice(problem)
+    if counts.unreadable:
+        raise typer.Exit(1)
 
 
 def _stamps(

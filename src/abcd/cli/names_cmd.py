@@ -25,7 +25,7 @@ from abcd.errors import AbcdError, Refused
 from abcd.gate.limits import PRIVATE_NAMES_MAX_BYTES
 from abcd.gate.names import parse_private_names
 from abcd.repo import PRIVATE_NAMES, PRIVATE_NAMES_REL, Repo, find_repo, git_program
-from abcd.trust.guarded import Checkout
+from abcd.trust.guarded import Checkout, shown
 
 FOLDER_REL = os.path.dirname(PRIVATE_NAMES_REL)  # .abcd/.work.local
 GITIGNORE = "*\n"
@@ -52,14 +52,20 @@ def _repo() -> Repo:
 
 
 def _prepare(repo: Repo) -> str:
-    """Make `.abcd/.work.local/` with its `.gitignore` if missing; the list's path."""
+    """Make `.abcd/.work.local/` with its `.gitignore` if missing; the list's path. Callers read
+    the list first (`_read`), so a list that will be refused leaves nothing made."""
     folder = os.path.join(repo.top, FOLDER_REL)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
     ignore = os.path.join(folder, ".gitignore")
-    if not os.path.lexists(ignore):
-        with open(ignore, "x", encoding="utf-8") as handle:
-            handle.write(GITIGNORE)
-        notice(f"wrote {os.path.join(FOLDER_REL, '.gitignore')}: git ignores everything in it")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not os.path.lexists(ignore):
+            with open(ignore, "x", encoding="utf-8") as handle:
+                handle.write(GITIGNORE)
+            notice(f"wrote {os.path.join(FOLDER_REL, '.gitignore')}: git ignores everything in it")
+    except OSError as err:
+        raise Refused(
+            "unwritable", message=f"refused: {shown(folder)}: cannot create: {err.strerror}"
+        ) from None
     path = os.path.join(repo.top, PRIVATE_NAMES_REL)
     _say_if_tracked(repo, path)
     return path
@@ -139,8 +145,8 @@ def add(
         if name.strip().startswith("#"):
             raise Refused("bad name", message="refused: a name cannot start with # (a comment)")
     repo = _repo()
-    path = _prepare(repo)
     text = _read(repo)
+    path = _prepare(repo)
     have = {n.casefold() for n in parse_private_names(text)}
     new = []
     for name in names:
@@ -191,13 +197,16 @@ def edit() -> None:
       EDITOR=nano abcd names edit
     """
     repo = _repo()
+    made = not _read(repo)
     path = _prepare(repo)
-    if not _read(repo):
+    if made:
         _append(path, HEADER)
+    # Said when it fails after the list was made from its template: a failure that wrote says so.
+    left = f"; {PRIVATE_NAMES_REL} was made from its template" if made else ""
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
         done = subprocess.run([*shlex.split(editor), path], check=False)
     except OSError as err:
-        raise AbcdError(f"cannot run the editor {editor!r}: {err.strerror}") from None
+        raise AbcdError(f"cannot run the editor {editor!r}: {err.strerror}{left}") from None
     if done.returncode != 0:
-        raise AbcdError(f"the editor {editor!r} exited {done.returncode}")
+        raise AbcdError(f"the editor {editor!r} exited {done.returncode}{left}")

@@ -482,6 +482,8 @@ def append_lines(segs: Segments, number: int, data: bytes, offset: int) -> None:
             os.fsync(fd)
         except OSError as err:
             os.ftruncate(fd, offset)  # nothing half-written
+            if offset == 0:  # nor a new segment left empty
+                os.unlink(segment_name(number), dir_fd=segs.dfd)
             raise StorageError(f"{segs.home.shown(rel)}: cannot append: {err.strerror}") from err
     finally:
         os.close(fd)
@@ -507,6 +509,10 @@ def _write_pending(segs: Segments, number: int, offset: int, data: bytes) -> Non
             os.close(fd)
         os.fsync(segs.dfd)
     except OSError as err:
+        try:  # an intent cut short would stay at rest until the next writer
+            os.unlink(PENDING_NAME, dir_fd=segs.dfd)
+        except OSError:
+            pass
         shown = segs.home.shown(f"{JOURNAL_DIR}/{PENDING_NAME}")
         raise StorageError(f"{shown}: cannot write the batch's intent: {err.strerror}") from err
     segs.stop = (number, offset)

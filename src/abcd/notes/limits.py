@@ -38,8 +38,18 @@ def _limit(field: str, what: str) -> Refused:
     return Refused("limit", field, message=f"refused: {field} {what}")
 
 
+def _utf8_bytes(field: str, text: str) -> int:
+    """How many bytes `text` is in UTF-8; refused when it is not text at all (bytes that were
+    not UTF-8 on the command line or stdin, which Python keeps as lone surrogates)."""
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise _limit(field, "is not UTF-8 text") from None
+
+
 def check_title(title: str) -> str:
     title = title.strip()
+    _utf8_bytes("title", title)
     if not title:
         raise _limit("title", "is empty")
     if not is_one_line(title):
@@ -53,7 +63,7 @@ def check_body(body: str) -> str:
     body = body.strip()
     if not body:
         raise _limit("body", "is empty (the body comes on stdin)")
-    size = len(body.encode("utf-8"))
+    size = _utf8_bytes("body", body)
     if size > BODY_MAX_BYTES:
         raise _limit("body", f"is {size} bytes; the limit is {BODY_MAX_BYTES} bytes (2 KiB)")
     return body
@@ -76,6 +86,7 @@ def check_recall(given: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     for index, raw in enumerate(words):
         field = f"recall[{index}]"
         word = " ".join(raw.split())
+        _utf8_bytes(field, word)
         if len(word) > RECALL_WORD_MAX_CHARS:
             raise _limit(field, f"is {len(word)} characters; the limit is {RECALL_WORD_MAX_CHARS}")
         if not any(ch.isalnum() for ch in word):

@@ -189,5 +189,4 @@ def summary_lines(counts: Counts) -> list[str]:
         lines.append(f"project notes (.abcd/memory.json): {counts.project}")
     else:
         lines.append("project notes: none (not in a git repository)")
-    lines.extend(f"unreadable: {problem}" for problem in counts.unreadable)
     return lines
