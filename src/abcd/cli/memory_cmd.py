@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Annotated
 
 import msgspec
@@ -78,10 +78,14 @@ def summary(ctx: typer.Context, json: Json = False) -> None:
     else:
         for line in listing.summary_lines(counts):
             print(line)
-    # As `memory list` does: a layer that could not be read is said on stderr, and exits 1.
-    for problem in counts.unreadable:
+    _said_unreadable(counts.unreadable)
+
+
+def _said_unreadable(problems: Sequence[str]) -> None:
+    """What a listing could not read, each on stderr; exit 1 when anything (the rest was shown)."""
+    for problem in problems:
         notice(problem)
-    if counts.unreadable:
+    if problems:
         raise typer.Exit(1)
 
 
@@ -403,10 +407,7 @@ def list_(
     else:
         for line in listing.render(listed):
             print(line)
-    for problem in listed.unreadable:
-        notice(problem)
-    if listed.unreadable:
-        raise typer.Exit(1)
+    _said_unreadable(listed.unreadable)
 
 
 @app.command()
