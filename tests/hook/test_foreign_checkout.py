@@ -186,3 +186,20 @@ def test_a_planted_git_file_neither_hangs_nor_fills_the_hook(
             "memory", "add", "--title", "Lint", "--recall", "lint", "--by", BY, stdin="x", cwd=top
         )
         assert added.code == 1 and "has no commit yet" in added.err, added.err
+
+
+def test_session_start_asks_no_git_in_a_repository_another_account_owns(
+    abcd: Run, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    """Git refuses such a repository by default; a person's `safe.directory = *` would let it
+    answer, and its root commit was recorded as this session's checkout."""
+    config = tmp_path / "gitconfig"
+    config.write_text("[safe]\n\tdirectory = *\n")
+    give_away(repo)
+    payload = {"session_id": "s1", "cwd": str(repo), "source": "startup"}
+    done = abcd(
+        "hook", "session-start", stdin=json.dumps(payload), env={"GIT_CONFIG_GLOBAL": str(config)}
+    )
+    assert done.code == 0, done.err
+    ledgers = list((abcd_home / "sessions").iterdir())
+    assert ledgers and all(b"repo.seen" not in ledger.read_bytes() for ledger in ledgers)

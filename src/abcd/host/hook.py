@@ -37,7 +37,7 @@ from abcd.session.events import (
 from abcd.session.files import SESSIONS_DIR, append_events, read_events_since_reset, sweep_stale
 from abcd.session.ledger import Ledger, fold
 from abcd.shapes import is_session_id
-from abcd.trust.guarded import Home
+from abcd.trust.guarded import Home, foreign_repository
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -153,7 +153,9 @@ def reset(event: str, payload: Payload, stderr: TextIO) -> None:
             if payload.source not in RESUMED_SOURCES:
                 events.append(SessionReset(reason=f"session-start:{payload.source}"))
             repo = find_repo(payload.cwd)
-            if repo is not None:
+            # Git is not asked in a repository another account owns (the prompt hook refuses
+            # such a checkout too): a `safe.directory = *` of the person's would let it answer.
+            if repo is not None and foreign_repository(repo.top) is None:
                 try:
                     events.append(RepoSeen(top=str(repo.top), root=repo.root_commit))
                 except AbcdError as err:
