@@ -99,7 +99,10 @@ def test_a_post_from_the_desk_with_its_token_acts_and_redirects(desk: Desk, abcd
     note = add_note(abcd, "Use the staging bucket", "Never the prod one.", "bucket")
     own = {**desk.cookie(), "Origin": f"http://{desk.host}"}
     answer = desk.request(
-        "POST", f"/notes/{note}/remove", headers=own, form={"token": desk.token, "confirm": "yes"}
+        "POST",
+        f"/notes/{note}/remove",
+        headers=own,
+        form={"token": desk.token, "confirm": "yes", "seen": "0"},
     )
     assert answer.status == 303
     assert answer.headers["location"] == f"{desk.root}/?done=removed"
@@ -207,3 +210,20 @@ def test_a_request_that_stops_arriving_is_closed_and_never_held_at_stop(
         started = time.monotonic()
         assert conn.recv(65536).startswith(b"HTTP/1.1 408 ")
         assert time.monotonic() - started < 20
+
+
+def test_a_client_that_resets_its_connection_prints_nothing_on_the_terminal(
+    desk: Desk, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Each reset printed a 28-line traceback: any program here could fill the terminal, and
+    scroll the desk's own warning away."""
+    import struct
+
+    for _ in range(3):
+        conn = socket.create_connection(("127.0.0.1", desk.port), timeout=30)
+        conn.sendall(b"GET /d-")  # a request line never ended
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()  # a reset, not a close
+    time.sleep(0.5)
+    assert desk.request("GET", "/", headers=desk.cookie()).status == 200  # still serving
+    assert "Traceback" not in capfd.readouterr().err

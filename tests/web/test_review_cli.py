@@ -88,8 +88,9 @@ def test_the_browser_is_handed_a_one_time_link_never_the_token(
     repo: Path, abcd: Run, tmp_path: Path
 ) -> None:
     """A browser's command line is readable by every account on the machine (`ps`): the link
-    it is started with holds a code spent by its first use, never the token; a second use is
-    refused and said on the person's terminal."""
+    it is started with holds a code spent by its first use, never the token, and not the run's
+    folder either (knowing it, a server of one's own on 127.0.0.1 is handed the cookie); a
+    second use is refused and said on the person's terminal."""
     add_note(abcd, "Run the linter before pushing", "ruff check src tests", "lint")
     opened = tmp_path / "opened"
     browser = tmp_path / "browser"
@@ -105,8 +106,8 @@ def test_the_browser_is_handed_a_one_time_link_never_the_token(
         while not opened.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         link = urlsplit(opened.read_text())
-        assert token not in opened.read_text()
-        assert (link.hostname, link.port, link.path) == ("127.0.0.1", port, f"{root}/")
+        assert token not in opened.read_text() and root not in opened.read_text()
+        assert (link.hostname, link.port, link.path) == ("127.0.0.1", port, "/")
         first = _get(port, f"{link.path}?{link.query}")
         assert first.status == 303
         assert first.getheader("Location") == f"{root}/"
@@ -119,6 +120,7 @@ def test_the_browser_is_handed_a_one_time_link_never_the_token(
         assert "abcd review: warning: the link opened in your browser was used a second time" in (
             warned
         )
+        assert _get(port, f"/?open={'x' * 43}").status == 404  # a wrong code: nothing here
     finally:
         rest = _stop(proc, main)
     assert "abcd review: stopped" in rest

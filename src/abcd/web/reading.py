@@ -298,11 +298,10 @@ def _cwd(repo: Repo | None) -> Path | None:
     return Path(repo.top) if repo is not None else None
 
 
-def _seen(text: str) -> int | None:
-    """The revision the person read, from the form (None: not said, so not checked); a form
-    that says something else is refused, never read as "not said"."""
-    if not text:
-        return None
+def _seen(text: str) -> int:
+    """The revision the person read, from the form. The desk's forms always send it, so a form
+    without it, or with anything but a revision number, is refused, never read as "not said"
+    (which would act on a text no one read)."""
     seen = count_of(text)
     if seen is None:
         raise Refused(

@@ -157,22 +157,16 @@ class _DeskHandler(BaseHTTPRequestHandler):
         except ValueError:  # `http://[x/`: not a URL at all
             self._drain()
             return plain(HTTPStatus.BAD_REQUEST, "not a URL")
+        query = _first(parse_qs(parts.query, keep_blank_values=True))
+        cookie = cookie_value(self.headers.get("Cookie"), self.server.cookie)
         path = self.server.within(parts.path)
         if path is None:
+            if method == "GET" and parts.path == "/" and OPEN_FIELD in query:
+                # The browser's link: its command line is readable by every account, so it
+                # names neither the token nor the run's folder, only a code spent by its use.
+                return self._opened(query[OPEN_FIELD])
             self._drain()
             return plain(HTTPStatus.NOT_FOUND, "not found: open the URL `abcd review` printed")
-        query = _first(parse_qs(parts.query, keep_blank_values=True))
-        if method == "GET" and OPEN_FIELD in query:
-            taken = self.server.opener.take(query[OPEN_FIELD])
-            if taken == "taken":
-                return self._enter(path, query)
-            if taken == "spent":
-                self.server.warn(
-                    "the link opened in your browser was used a second time; if that was not "
-                    "you, another program on this machine read it: stop the desk (Ctrl-C)"
-                )
-                return refused("this link was used already: open the URL `abcd review` printed")
-        cookie = cookie_value(self.headers.get("Cookie"), self.server.cookie)
         if not guard.holds(cookie, query.get(TOKEN_FIELD)):
             self._drain()
             return refused("no token: open the URL `abcd review` printed")
@@ -194,6 +188,21 @@ class _DeskHandler(BaseHTTPRequestHandler):
         if location.startswith("/"):  # the pages name their paths below the run's folder
             response.headers["Location"] = self.server.root + location
         return response
+
+    def _opened(self, code: str) -> Response:
+        """The browser's one-time link: let in once; a second use is refused and said on the
+        terminal (the cookie lives in the run's folder, so a browser that opens the link again
+        from its history sends none that could tell it from another program)."""
+        taken = self.server.opener.take(code)
+        if taken == "taken":
+            return self._enter("/", {})
+        if taken == "spent":
+            self.server.warn(
+                "the link opened in your browser was used a second time; unless you opened it "
+                "again yourself, another program on this machine read it: stop the desk (Ctrl-C)"
+            )
+            return refused("this link was used already: open the URL `abcd review` printed")
+        return plain(HTTPStatus.NOT_FOUND, "not found: open the URL `abcd review` printed")
 
     def _enter(self, path: str, query: dict[str, str]) -> Response:
         """The token (or the link's one-time code) moves from the URL into a cookie, and the
@@ -301,8 +310,16 @@ class DeskServer(ThreadingHTTPServer):
         return f"http://{LOOPBACK}:{self.guard.port}{self.root}/?{TOKEN_FIELD}={self.guard.token}"
 
     def opening_url(self) -> str:
-        """The address to hand a browser: a one-time code in place of the token (`Opener`)."""
-        return f"http://{LOOPBACK}:{self.guard.port}{self.root}/?{OPEN_FIELD}={self.opener.mint()}"
+        """The address to hand a browser: a one-time code in place of the token (`Opener`), and
+        outside the run's folder, which a command line would give away."""
+        return f"http://{LOOPBACK}:{self.guard.port}/?{OPEN_FIELD}={self.opener.mint()}"
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that went away (a reset, a read that timed out) is not the desk's fault: it
+        is not printed, so no one can fill the person's terminal with it."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
 
     def warn(self, text: str) -> None:
         """A line for the person, on the terminal the desk was started at."""
