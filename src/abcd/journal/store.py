@@ -85,7 +85,7 @@ from abcd.journal.view import (
     restamp,
 )
 from abcd.trust import Home
-from abcd.trust.guarded import open_at, open_error
+from abcd.trust.guarded import open_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -410,15 +410,13 @@ def journal_lock(segs: Segments) -> Iterator[None]:
     import portalocker  # imported here: only writers pay for it
 
     assert segs.dfd is not None
-    flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
-    shown = segs.home.shown(f"{JOURNAL_DIR}/{LOCK_NAME}")
+    # Every check a home file gets (a link or a FIFO in its place is refused by name).
+    opened = segs.home.open_in(
+        segs.dfd, LOCK_NAME, f"{JOURNAL_DIR}/{LOCK_NAME}", os.O_RDWR | os.O_CREAT | os.O_NONBLOCK
+    )
+    assert opened is not None  # O_CREAT
+    fd = opened[0]
     try:
-        fd = open_at(LOCK_NAME, flags, FILE_MODE, segs.dfd)
-    except OSError as err:
-        raise open_error(err, shown, LOCK_NAME, segs.dfd) from err
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise TrustError(shown, "is not a regular file")
         portalocker.lock(fd, portalocker.LOCK_EX)  # the descriptor itself: no file object
         yield
     finally:
