@@ -86,3 +86,26 @@ def test_the_shell_benchmark_times_a_python_started_each_way(tmp_path: Path) -> 
 
     rows = re.findall(r"^  (.+?) +[\d.]+ ms +[+-][\d.]+ ms$", report, re.MULTILINE)
     assert rows == ["directly", "sh, exec", "sh, waits", "sh -c :"], report
+
+
+def test_the_resident_benchmark_times_a_socket_client_and_a_warm_prompt(tmp_path: Path) -> None:
+    root = tmp_path / "bench"
+    tool(
+        "bench_hook.py", "--crowd", "--notes", "300", "--runs", "1", "--only", "typical",
+        "--root", str(root), home=tmp_path,
+    )  # fmt: skip
+
+    report = tool("bench_resident.py", str(root), "--runs", "1", "--warm", "2", home=tmp_path)
+
+    rows = re.findall(r"^(\S.*?) +([\d.]+) ms", report, re.MULTILINE)
+    names = [name for name, _ in rows]
+    assert names == [
+        "pass",
+        "client (-I -S, _socket)",
+        "warm prompt, in process",
+        "client + warm prompt",
+    ], report
+    figures = {name: float(ms) for name, ms in rows}
+    assert figures["client + warm prompt"] == pytest.approx(
+        figures["client (-I -S, _socket)"] + figures["warm prompt, in process"], abs=0.02
+    )
