@@ -546,4 +546,44 @@ def promote(note_id: NoteId, session: Session = None) -> None:
     )
 
 
+@app.command()
+def merge(
+    base: Annotated[str, typer.Argument(metavar="BASE", help="The common ancestor's file (%O).")],
+    ours: Annotated[
+        str, typer.Argument(metavar="OURS", help="This side's file, replaced by the merge (%A).")
+    ],
+    theirs: Annotated[str, typer.Argument(metavar="THEIRS", help="The other side's file (%B).")],
+) -> None:
+    """Merge two branches' .abcd/memory.json by note id: git's merge driver for the file.
+
+    A note added, changed or removed on one side only takes that side's
+    version; one both sides changed differently keeps this side's, is named
+    on stderr, and the merge exits 1 so git leaves the file for you. Set it
+    up once per clone (and commit the .gitattributes line):
+
+    \b
+    Example:
+      echo '.abcd/memory.json merge=abcd-memory' >> .gitattributes
+      git config merge.abcd-memory.driver 'abcd memory merge %O %A %B'
+    """
+    from abcd.notes.merge import merge_files
+
+    done, written = merge_files(base, ours, theirs)
+    for conflict in done.conflicts:
+        notice(conflict.line())
+    if done.conflicts:
+        raise AbcdError(
+            f"{len(done.conflicts)} note(s) changed on both sides: the merged file "
+            + ("was written with" if written else "keeps")
+            + " this side's version of each; edit it if need be, then git add it"
+        )
+    if written:
+        print(
+            f"merged the other side's notes: {done.added} added, {done.changed} changed, "
+            f"{done.removed} removed"
+        )
+    else:
+        print("nothing to take from the other side: this side's file is unchanged")
+
+
 __all__ = ["AbcdError", "app"]

@@ -48,6 +48,12 @@ def read_project_notes(repo: Repo | None) -> tuple[ProjectNote, ...]:
         name = checkout.shown(PROJECT_MEMORY)
     if data is None:
         return ()
+    return decode_project_file(data, name)
+
+
+def decode_project_file(data: bytes, name: str) -> tuple[ProjectNote, ...]:
+    """The notes of a project file's bytes, checked as the hook reads them; `CorruptFile` naming
+    `name` (the file as shown) when they are not one this abcd reads."""
     try:
         parsed = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:

@@ -77,7 +77,7 @@ def promote_note(
         existing = read_project_notes(repo)
         dfd.append(project_folder(repo))
         before.append(_read_raw(dfd[0], shown(path)))
-        _write_atomic(dfd[0], encode_project_file((*existing, project_note(note))), shown(path))
+        write_atomic(dfd[0], encode_project_file((*existing, project_note(note))), shown(path))
         return [
             NotePromoted(
                 id=note.id,
@@ -169,7 +169,7 @@ def _restore(dfd: int, data: bytes | None, name: str) -> None:
         if data is None:
             os.unlink(PROJECT_MEMORY, dir_fd=dfd)
         else:
-            _write_atomic(dfd, data, name)
+            write_atomic(dfd, data, name)
     except (OSError, StorageError):
         pass  # the failure that led here is the one reported
 
@@ -197,14 +197,14 @@ def project_folder(repo: Repo) -> int:
         os.close(top)
 
 
-def _write_atomic(dfd: int, data: bytes, name: str) -> None:
-    """Replace the project file whole: a temp file beside it (never over a file or through a
-    link), fsync, rename, fsync the folder; mode 0644, as the rest of a checkout. `name` is
-    the file as shown."""
-    tmp = f".{PROJECT_MEMORY}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+def write_atomic(dfd: int, data: bytes, name: str, target: str = PROJECT_MEMORY) -> None:
+    """Replace the file `target` in the folder `dfd` whole: a temp file beside it (never over a
+    file or through a link), fsync, rename, fsync the folder; mode 0644, as the rest of a
+    checkout. `name` is the file as shown."""
+    tmp = f".{target}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
         create_synced(tmp, data, dfd, mode=PROJECT_FILE_MODE)
-        os.rename(tmp, PROJECT_MEMORY, src_dir_fd=dfd, dst_dir_fd=dfd)
+        os.rename(tmp, target, src_dir_fd=dfd, dst_dir_fd=dfd)
         os.fsync(dfd)
     except OSError as err:
         try:

@@ -1,0 +1,232 @@
+"""`abcd memory merge`: two branches' promoted notes merged by id, as git's merge driver.
+
+Through real git merges of branches that each promoted a note at a terminal,
+and the merge's rule itself as properties over random bases and sides.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from abcd.notes.merge import merge_notes
+from abcd.notes.project import ProjectNote
+from abcd.notes.promote import encode_project_file
+from tests.conftest import Run, git
+from tests.review.test_desk_cli import add, at_a_terminal
+
+PROJECT = ".abcd/memory.json"
+
+
+def with_driver(repo: Path) -> None:
+    """The set-up docs/review.md gives: the attribute committed, the driver in this clone's config."""
+    (repo / ".gitattributes").write_text(f"{PROJECT} merge=abcd-memory\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "merge promoted notes by id")
+    driver = f"{shlex.quote(sys.executable)} -m abcd memory merge %O %A %B"
+    git(repo, "config", "merge.abcd-memory.driver", driver)
+
+
+def promote_on(repo: Path, abcd: Run, branch: str, title: str, word: str) -> str:
+    """A note added and promoted at a terminal on a new branch from main, committed there."""
+    git(repo, "switch", "-q", "-c", branch, "main")
+    note_id = add(abcd, title, recall=(word,), body=f"What to do about {word}.")
+    code, out = at_a_terminal(["memory", "promote", note_id], "yes", repo)
+    assert code == 0, out
+    git(repo, "add", PROJECT)
+    git(repo, "commit", "-q", "-m", f"promote {title}")
+    return note_id
+
+
+def merge(repo: Path, branch: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "merge", "--no-edit", branch], cwd=repo, capture_output=True, text=True
+    )
+
+
+def project_ids(repo: Path) -> list[str]:
+    return [note["id"] for note in json.loads((repo / PROJECT).read_text())["notes"]]
+
+
+def edit_body(repo: Path, note_id: str, body: str | None) -> None:
+    """Change a project note's body in the file (or remove the note: `None`), and commit it."""
+    data = json.loads((repo / PROJECT).read_text())
+    notes = [n for n in data["notes"] if n["id"] != note_id or body is not None]
+    for note in notes:
+        if note["id"] == note_id:
+            note["body"] = body
+    (repo / PROJECT).write_text(json.dumps({**data, "notes": notes}, indent=2) + "\n")
+    git(repo, "commit", "-q", "-am", f"edit {note_id}")
+
+
+def test_two_branches_that_each_promoted_a_note_merge_with_both(abcd: Run, repo: Path) -> None:
+    first = promote_on(repo, abcd, "lint", "Lint before each commit", "lint")
+    second = promote_on(repo, abcd, "race", "The tests need the race flag", "race")
+    without = merge(repo, "lint")
+    assert without.returncode != 0 and "CONFLICT" in without.stdout  # git's line merge alone
+    git(repo, "merge", "--abort")
+
+    git(repo, "switch", "-q", "main")
+    with_driver(repo)
+    git(repo, "switch", "-q", "race")
+    git(repo, "merge", "-q", "--no-edit", "main")  # the attribute, on this branch too
+    done = merge(repo, "lint")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "merged the other side's notes: 1 added, 0 changed, 0 removed" in done.stdout
+    assert project_ids(repo) == [second, first]
+    listed = abcd("memory", "list", "--json")
+    assert listed.code == 0, listed.err
+    layers = {(n["id"], n["layer"]) for n in json.loads(listed.out)["notes"]}
+    assert {(first, "project"), (second, "project")} <= layers
+
+
+def test_a_note_changed_on_both_sides_is_a_conflict_that_keeps_a_file_the_hook_reads(
+    abcd: Run, repo: Path
+) -> None:
+    with_driver(repo)
+    note_id = promote_on(repo, abcd, "base", "Lint before each commit", "lint")
+    git(repo, "switch", "-q", "-c", "theirs")
+    edit_body(repo, note_id, "Run ruff and mypy before each commit.")
+    git(repo, "switch", "-q", "-c", "ours", "base")
+    edit_body(repo, note_id, "Run ruff before each push.")
+
+    done = merge(repo, "theirs")
+
+    assert done.returncode != 0
+    assert f"abcd: {note_id}: changed on both sides, differently; kept this side's" in done.stderr
+    assert f"git show :3:{PROJECT}" in done.stderr
+    assert "1 note(s) changed on both sides" in done.stderr
+    kept = json.loads((repo / PROJECT).read_text())["notes"]
+    assert [n["body"] for n in kept] == ["Run ruff before each push."]
+    assert "ruff and mypy" in git(repo, "show", f":3:{PROJECT}")
+    assert abcd("memory", "list").code == 0
+
+
+def test_a_removal_on_one_side_and_a_promotion_on_the_other_both_land(
+    abcd: Run, repo: Path
+) -> None:
+    with_driver(repo)
+    gone = promote_on(repo, abcd, "base", "Lint before each commit", "lint")
+    git(repo, "switch", "-q", "main")
+    git(repo, "merge", "-q", "--no-edit", "base")
+    new = promote_on(repo, abcd, "new", "The tests need the race flag", "race")
+    git(repo, "switch", "-q", "-c", "removal", "base")
+    edit_body(repo, gone, None)
+
+    done = merge(repo, "new")
+
+    assert done.returncode == 0, done.stderr
+    assert "1 added, 0 changed, 0 removed" in done.stdout
+    assert project_ids(repo) == [new]
+    git(repo, "switch", "-q", "new")
+    assert merge(repo, "removal").returncode == 0
+    assert project_ids(repo) == [new]
+
+
+def test_a_side_that_is_not_a_project_file_is_named_and_nothing_is_written(
+    abcd: Run, tmp_path: Path
+) -> None:
+    note = ProjectNote(
+        id="mem-2612011200000001", title="Lint first", body="Run ruff.", recall=("lint",)
+    )
+    base, ours, theirs = tmp_path / "base", tmp_path / "ours", tmp_path / "theirs"
+    base.write_bytes(b"")
+    ours.write_bytes(encode_project_file((note,)))
+    theirs.write_text('{"schema_version": 1, "notes": [')
+    before = ours.read_bytes()
+
+    bad = abcd("memory", "merge", str(base), str(ours), str(theirs))
+
+    assert bad.code == 1 and bad.out == ""
+    assert bad.err.startswith(f"abcd: {theirs}: not a memory file") and bad.err.count("\n") == 1
+    assert ours.read_bytes() == before
+
+    twice = (note, note)
+    theirs.write_bytes(encode_project_file(twice))
+    bad = abcd("memory", "merge", str(base), str(ours), str(theirs))
+    assert bad.code == 1 and f"{note.id} is in it twice" in bad.err
+    assert ours.read_bytes() == before
+
+
+def test_a_link_in_place_of_this_side_is_refused_and_not_followed(
+    abcd: Run, tmp_path: Path
+) -> None:
+    target = tmp_path / "elsewhere.json"
+    target.write_bytes(encode_project_file(()))
+    link = tmp_path / "ours"
+    link.symlink_to(target)
+    note = ProjectNote(
+        id="mem-2612011200000001", title="Lint first", body="Run ruff.", recall=("lint",)
+    )
+    (tmp_path / "base").write_bytes(b"")
+    (tmp_path / "theirs").write_bytes(encode_project_file((note,)))
+
+    bad = abcd("memory", "merge", str(tmp_path / "base"), str(link), str(tmp_path / "theirs"))
+
+    assert bad.code == 1 and "is not a regular file (a link is not followed)" in bad.err
+    assert link.is_symlink() and target.read_bytes() == encode_project_file(())
+
+
+# --- the rule itself ------------------------------------------------------------------------
+
+IDS = [f"mem-26120112000000{n:02d}" for n in range(6)]
+VERSIONS = st.sampled_from(["one", "two", "three"])
+
+
+def notes_of(versions: dict[str, str]) -> tuple[ProjectNote, ...]:
+    return tuple(
+        ProjectNote(id=note_id, title="t", body=body, recall=("w",))
+        for note_id, body in versions.items()
+    )
+
+
+SIDES = st.dictionaries(st.sampled_from(IDS), VERSIONS, max_size=len(IDS)).map(notes_of)
+
+
+@given(SIDES, SIDES, SIDES)
+def test_each_note_takes_the_side_that_changed_it_and_only_a_double_change_conflicts(
+    base: tuple[ProjectNote, ...], ours: tuple[ProjectNote, ...], theirs: tuple[ProjectNote, ...]
+) -> None:
+    done = merge_notes(base, ours, theirs)
+    was = {n.id: n for n in base}
+    here = {n.id: n for n in ours}
+    there = {n.id: n for n in theirs}
+    result = {n.id: n for n in done.notes}
+    assert len(result) == len(done.notes)  # no id twice
+    conflicted = {c.note_id for c in done.conflicts}
+    for note_id in set(was) | set(here) | set(there):
+        old, mine, other = was.get(note_id), here.get(note_id), there.get(note_id)
+        clean = mine in (other, old) or other == old
+        assert (note_id not in conflicted) == clean
+        expected = other if mine == old else mine  # a conflict keeps this side's
+        assert result.get(note_id) == expected
+    # this side's notes keep their order; the other side's new ones follow in theirs
+    order = [n.id for n in done.notes]
+    assert order == [i for i in [*here, *(i for i in there if i not in here)] if i in result]
+
+
+@given(SIDES, SIDES)
+def test_a_side_that_did_nothing_gives_the_other_side(
+    base: tuple[ProjectNote, ...], side: tuple[ProjectNote, ...]
+) -> None:
+    assert merge_notes(base, side, base).notes == side  # theirs did nothing: ours exactly
+    assert merge_notes(base, side, side).notes == side  # both did the same
+    taken = merge_notes(base, base, side)  # ours did nothing: theirs' notes
+    assert set(taken.notes) == set(side) and not taken.conflicts
+
+
+@given(SIDES, SIDES, SIDES)
+def test_without_conflicts_the_merge_is_the_same_both_ways(
+    base: tuple[ProjectNote, ...], ours: tuple[ProjectNote, ...], theirs: tuple[ProjectNote, ...]
+) -> None:
+    one, other = merge_notes(base, ours, theirs), merge_notes(base, theirs, ours)
+    assert bool(one.conflicts) == bool(other.conflicts)
+    if not one.conflicts:
+        assert set(one.notes) == set(other.notes)
