@@ -230,3 +230,23 @@ def test_without_conflicts_the_merge_is_the_same_both_ways(
     assert bool(one.conflicts) == bool(other.conflicts)
     if not one.conflicts:
         assert set(one.notes) == set(other.notes)
+
+
+def test_a_merge_that_stopped_before_the_driver_is_finished_from_git_s_stages(
+    abcd: Run, repo: Path
+) -> None:
+    first = promote_on(repo, abcd, "lint", "Lint before each commit", "lint")
+    second = promote_on(repo, abcd, "race", "The tests need the race flag", "race")
+    assert merge(repo, "lint").returncode != 0  # no driver: git's line merge stops
+
+    # The two lines docs/review.md gives, in bash (the stages come through pipes).
+    recipe = (
+        f"git show :2:{PROJECT} > {PROJECT} && "
+        f"{shlex.quote(sys.executable)} -m abcd memory merge "
+        f"<(git show :1:{PROJECT} 2>/dev/null) {PROJECT} <(git show :3:{PROJECT})"
+    )
+    done = subprocess.run(["bash", "-c", recipe], cwd=repo, capture_output=True, text=True)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "merged the other side's notes: 1 added, 0 changed, 0 removed\n"
+    assert project_ids(repo) == [second, first]
