@@ -106,3 +106,40 @@ def test_an_up_to_date_venv_is_left_alone_and_nothing_is_said(tmp_path: Path) ->
 
     assert again.returncode == 0
     assert again.stdout == ""
+
+
+def test_every_command_tools_try_echoes_runs_as_pasted(tmp_path: Path) -> None:
+    """The README's promise: each `$ ...` line tools/try prints can be pasted. Pasted here into a
+    shell whose stdin never ends, as a person's terminal does not: a command that waits for
+    input it was given out of sight hangs, and fails the test."""
+    env = dict(os.environ, PYTHON=sys.executable)
+    env.pop("ABCD_HOME", None)
+    shown = subprocess.run(
+        [str(REPO_ROOT / "tools" / "try")], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert shown.returncode == 0, shown.stderr
+    lines = [line[2:] for line in shown.stdout.splitlines() if line.startswith("$ ")]
+    assert lines[0].startswith("export ABCD_HOME=") and lines[1].startswith("cd ")
+    assert all(line.startswith("abcd ") for line in lines[2:]) and len(lines) > 8
+
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "first"], cwd=project, check=True)
+    bin_dir = str(Path(sys.executable).parent)
+    env = dict(os.environ, ABCD_HOME=str(tmp_path / "home"), PATH=f"{bin_dir}:{os.environ['PATH']}")
+    script = (
+        "set -euo pipefail\n" + "\n".join(lines[2:]) + "\n"
+    )  # the demo's home and folder are gone
+    printed = tmp_path / "printed"
+    with printed.open("w") as out, subprocess.Popen(
+        ["bash", "-c", script], cwd=project, env=env, stdin=subprocess.PIPE, stdout=out,
+        stderr=subprocess.STDOUT,
+    ) as pasted:  # fmt: skip
+        try:
+            code = pasted.wait(timeout=120)  # stdin is never written to, nor closed
+        except subprocess.TimeoutExpired:
+            pasted.kill()
+            raise AssertionError("a pasted line waited for input it was not shown") from None
+    assert code == 0, printed.read_text()
+    assert "journal intact: 1 event(s)" in printed.read_text()
