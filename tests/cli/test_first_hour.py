@@ -16,6 +16,7 @@ import typer.main
 from abcd import __version__
 from abcd.cli.main import app
 from tests.conftest import BY, Run, git
+from tests.review.test_desk_cli import at_a_terminal
 
 
 def every_command() -> list[list[str]]:
@@ -273,3 +274,21 @@ def test_a_removed_working_folder_is_in_no_checkout_and_nothing_fails_on_it(
     hooked = _from_a_removed_folder(tmp_path / "gone3", "hook", "prompt-router", stdin=payload)
     assert hooked.returncode == 0 and "failed" not in hooked.stderr, hooked.stderr
     assert note in hooked.stdout
+
+
+def test_an_add_at_a_terminal_says_it_reads_the_body_there_and_takes_what_is_typed(
+    abcd: Run, repo: Path
+) -> None:
+    args = ["memory", "add", "--title", "Lint first", "--recall", "lint", "--by", "person"]
+    code, out = at_a_terminal(args, "Run ruff first.\n\x04", repo, when=b"Ctrl-D")
+
+    assert code == 0, out
+    assert "abcd: reading the note's body from the terminal: type it, then Ctrl-D" in out
+    (note,) = json.loads(abcd("memory", "list", "--json").out)["notes"]
+    assert note["body"] == "Run ruff first."
+
+
+def test_an_add_from_a_pipe_says_nothing_of_a_terminal(abcd: Run, repo: Path) -> None:
+    added = abcd("memory", "add", "--title", "Lint first", "--recall", "lint", "--by", "person",
+                 stdin="Run ruff first.")  # fmt: skip
+    assert added.code == 0 and added.err.count("Ctrl-D") == 0

@@ -53,8 +53,11 @@ def listed(abcd: Run, *flags: str) -> list[str]:
     return [n["id"] for n in json.loads(result.out)["notes"]]
 
 
-def at_a_terminal(args: list[str], answer: str, cwd: Path) -> tuple[int, str]:
-    """Run `abcd` with stdin and stdout on a pseudo-terminal, type `answer`, return exit and text."""
+def at_a_terminal(
+    args: list[str], answer: str, cwd: Path, when: bytes = b"Type yes"
+) -> tuple[int, str]:
+    """Run `abcd` with stdin and stdout on a pseudo-terminal, type `answer` once it has printed
+    `when`, return exit and text."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: a person's shell at a terminal
         os.chdir(cwd)
@@ -72,7 +75,7 @@ def at_a_terminal(args: list[str], answer: str, cwd: Path) -> tuple[int, str]:
         if not chunk:
             break
         out += chunk
-        if not sent and b"Type yes" in out:
+        if not sent and when in out:
             os.write(fd, answer.encode() + b"\n")
             sent = True
     _, status = os.waitpid(pid, 0)

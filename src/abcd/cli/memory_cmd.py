@@ -165,6 +165,7 @@ def add(
     """
     repo = find_repo()
     written_by, stamp = _stamps(by, session, repo, person_allowed=True)
+    _typing_hint("the note's body")
     draft = check_draft(title, sys.stdin.read(), recall, everywhere)
     (verdict,) = service.judge([draft], repo)
     if isinstance(verdict, Refused):
@@ -329,7 +330,15 @@ def _not_a_note(err: msgspec.DecodeError | msgspec.ValidationError) -> str:
     return f"not a note ({message})"
 
 
+def _typing_hint(what: str) -> None:
+    """At a terminal, say that stdin is being read: else the command waits without a word."""
+    if sys.stdin.isatty():
+        notice(f"reading {what} from the terminal: type it, then Ctrl-D on a line of its own")
+
+
 def _read_import(file: str) -> str:
+    if file == "-":
+        _typing_hint("JSON lines of notes")
     try:
         raw = sys.stdin.buffer.read(IMPORT_MAX_BYTES + 1) if file == "-" else _read_file(file)
     except OSError as err:
