@@ -47,6 +47,11 @@ def audit(abcd: Run) -> list[dict[str, Any]]:
     return rows
 
 
+def keep(note_id: str, cwd: Path) -> tuple[int, str]:
+    """`abcd memory keep`, a person's act, run at a terminal as a person runs it."""
+    return at_a_terminal(["memory", "keep", note_id], None, cwd)
+
+
 def listed(abcd: Run, *flags: str) -> list[str]:
     result = abcd("memory", "list", "--json", *flags)
     assert result.code == 0, result.err
@@ -54,10 +59,10 @@ def listed(abcd: Run, *flags: str) -> list[str]:
 
 
 def at_a_terminal(
-    args: list[str], answer: str, cwd: Path, when: bytes = b"Type yes"
+    args: list[str], answer: str | None, cwd: Path, when: bytes = b"Type yes"
 ) -> tuple[int, str]:
-    """Run `abcd` with stdin and stdout on a pseudo-terminal, type `answer` once it has printed
-    `when`, return exit and text."""
+    """Run `abcd` with stdin and stdout on a pseudo-terminal, type `answer` (if any) once it has
+    printed `when`, return exit and text."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: a person's shell at a terminal
         os.chdir(cwd)
@@ -75,7 +80,7 @@ def at_a_terminal(
         if not chunk:
             break
         out += chunk
-        if not sent and when in out:
+        if answer is not None and not sent and when in out:
             os.write(fd, answer.encode() + b"\n")
             sent = True
     _, status = os.waitpid(pid, 0)
@@ -158,20 +163,38 @@ def test_a_revision_that_changes_nothing_is_refused(abcd: Run, repo: Path) -> No
 def test_keep_marks_the_note_reviewed_until_it_is_revised_again(abcd: Run, repo: Path) -> None:
     note_id = add(abcd)
     assert listed(abcd, "--unreviewed") == [note_id]
-    kept = abcd("memory", "keep", note_id)
-    assert kept.code == 0, kept.err
+    code, out = keep(note_id, repo)
+    assert code == 0, out
     assert show(abcd, note_id)["note"]["reviewed_by"] == "person"
     assert listed(abcd, "--unreviewed") == []
-    again = abcd("memory", "keep", note_id)
-    assert again.code == 1 and "already kept" in again.err
+    code, out = keep(note_id, repo)
+    assert code == 1 and "already kept" in out
     assert abcd("memory", "revise", note_id, "--by", BY, stdin="Another text.").code == 0
+    assert listed(abcd, "--unreviewed") == [note_id]
+
+
+def test_keep_is_a_persons_act_refused_from_a_pipe_and_never_an_agents(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    note_id = add(abcd)
+    before = {p: p.read_bytes() for p in abcd_home.rglob("*") if p.is_file()}
+
+    piped = abcd("memory", "keep", note_id)
+    assert piped.code == 1 and piped.out == ""
+    assert piped.err == (
+        "abcd: refused: keeping a note is a person's review: run abcd memory keep at a terminal, "
+        "or keep it on the desk's page (abcd review) (stdin and stdout are not both a terminal)\n"
+    )
+    as_agent = abcd("memory", "keep", note_id, "--by", BY)
+    assert as_agent.code == 2 and "--by" in as_agent.err
+    assert {p: p.read_bytes() for p in abcd_home.rglob("*") if p.is_file()} == before
     assert listed(abcd, "--unreviewed") == [note_id]
 
 
 def test_every_review_event_goes_through_audit_replay_and_verify(abcd: Run, repo: Path) -> None:
     note_id = add(abcd)
     assert abcd("memory", "revise", note_id, "--by", "person", stdin="Second text.").code == 0
-    assert abcd("memory", "keep", note_id).code == 0
+    assert keep(note_id, repo)[0] == 0
     code, out = at_a_terminal(["memory", "promote", note_id], "yes", repo)
     assert code == 0, out
     rows = audit(abcd)
@@ -356,7 +379,7 @@ def test_the_list_filters_by_text_writer_time_and_review(abcd: Run, repo: Path) 
     assert listed(abcd, "--by", "person") == [deploy]
     assert listed(abcd, "--since", "2000-01-01") == [race, deploy]
     assert listed(abcd, "--since", "2999-01-01") == []
-    assert abcd("memory", "keep", deploy).code == 0
+    assert keep(deploy, repo)[0] == 0
     assert listed(abcd, "--unreviewed") == [race]
     assert listed(abcd, "--unreviewed", "--search", "deploy") == []
     bad = abcd("memory", "list", "--since", "last week")

@@ -12,6 +12,7 @@ from abcd.notes import desk
 from abcd.repo import find_repo
 from tests.conftest import BY, Run
 from tests.hook.conftest import Host
+from tests.review.test_desk_cli import keep
 
 
 def test_the_queue_puts_the_most_sent_first_and_flags_near_duplicates(
@@ -29,7 +30,7 @@ def test_the_queue_puts_the_most_sent_first_and_flags_near_duplicates(
     assert by_id[sent].sends == 2 and by_id[quiet].sends == 0
     assert by_id[sent].twins == (twin,) and by_id[twin].twins == (sent,)
     assert by_id[quiet].twins == ()
-    assert abcd("memory", "keep", sent).code == 0
+    assert keep(sent, repo)[0] == 0
     assert sent not in {q.note.id for q in desk.queue(find_repo(repo))}
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from abcd.constants import JOURNAL_VERSION
 from tests.conftest import BY, Run
 from tests.hook.conftest import Host
+from tests.review.test_desk_cli import keep
 
 
 def add(abcd: Run) -> str:
@@ -35,7 +36,7 @@ def test_a_journal_without_review_events_stays_at_v1_and_review_lines_are_v2(
     other = abcd(
         "memory", "add", "--title", "Deploy", "--recall", "deploy", "--by", BY, stdin="Tuesdays."
     ).out.strip()
-    assert abcd("memory", "keep", other).code == 0
+    assert keep(other, repo)[0] == 0
     assert [json.loads(line)["v"] for line in lines(abcd_home)] == [1, 1, 1, 2]
     # The view trails the journal (an append writes lines, not the view): it holds no review
     # stamp yet, so it stays v1; the v2 line past it is what an older reader meets first.
@@ -84,7 +85,7 @@ def test_a_review_event_written_below_its_version_is_refused(
     abcd: Run, repo: Path, abcd_home: Path
 ) -> None:
     note_id = add(abcd)
-    assert abcd("memory", "keep", note_id).code == 0
+    assert keep(note_id, repo)[0] == 0
     segment = abcd_home / "journal" / "000001.jsonl"
     segment.write_bytes(segment.read_bytes().replace(b'{"v":2,', b'{"v":1,'))
     (abcd_home / "memory.json").unlink()

@@ -502,16 +502,26 @@ def revise(
 
 
 @app.command()
-def keep(note_id: NoteId, by: ByPerson = "person", session: Session = None) -> None:
+def keep(note_id: NoteId, session: Session = None) -> None:
     """Keep a personal note as it stands: a person reviewed it (appends note.reviewed).
+
+    A person's act: refused unless run at a terminal (an agent's tool call,
+    a script or a pipe is refused), so a keep in the journal is a person's.
 
     \b
     Example:
       abcd memory keep mem-2611301200000000
     """
-    reviewed_by, stamp = _stamps(by, session, find_repo(), person_allowed=True)
+    if not at_terminal():
+        raise Refused(
+            "not at a terminal",
+            message="refused: keeping a note is a person's review: run abcd memory keep at a "
+            "terminal, or keep it on the desk's page (abcd review) (stdin and stdout are not "
+            "both a terminal)",
+        )
+    _, stamp = _stamps(PERSON, session, find_repo(), person_allowed=True)
     warnings: list[str] = []
-    note = desk.keep(note_id, by=reviewed_by, session=stamp, warnings=warnings)
+    note = desk.keep(note_id, by=PERSON, session=stamp, warnings=warnings)
     _say_done(f"kept {note.id} as of revision {note.revision}: {note.title}", "kept", warnings)
 
 
