@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,10 @@ def test_every_command_takes_h_and_shows_value_names_a_person_reads_and_an_examp
     assert "<str>" not in short.out and "<list" not in short.out and "<bool>" not in short.out
     assert "╭" not in short.out, "plain help, not boxes"
     assert "Example" in short.out
+    assert "\\b" not in short.out, "click's no-rewrap mark, not text"
+    assert re.search(r"^ +Example[^\n]*:\n +\S", short.out, re.MULTILINE), (
+        "the example on lines of its own"
+    )
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ HEADER = (
 
 app = command_group(
     "Keep this checkout's private-names list (the gate refuses notes naming them), out of git."
-    '\n\n\\b\nExample:\n  abcd names add "Acme Corp"',
+    '\n\n\b\nExample:\n  abcd names add "Acme Corp"',
     no_args_is_help=True,
 )
 
@@ -135,7 +135,7 @@ def add(
 ) -> None:
     """Add names to the list, making it (and its `.gitignore`) if it is not there yet.
 
-    \\b
+    \b
     Example:
       abcd names add "Acme Corp" Globex
     """
@@ -169,7 +169,7 @@ def add(
 def list_() -> None:
     """Print the names on this checkout's list, one a line.
 
-    \\b
+    \b
     Example:
       abcd names list
     """
@@ -181,7 +181,7 @@ def list_() -> None:
 def path() -> None:
     """Print the list's path (making its folder and `.gitignore`, not the list).
 
-    \\b
+    \b
     Example:
       "$EDITOR" "$(abcd names path)"
     """
@@ -192,7 +192,7 @@ def path() -> None:
 def edit() -> None:
     """Open the list in $VISUAL or $EDITOR (vi if neither is set), making it first if need be.
 
-    \\b
+    \b
     Example:
       EDITOR=nano abcd names edit
     """
