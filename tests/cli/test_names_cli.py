@@ -57,10 +57,17 @@ def test_a_list_git_already_tracks_is_named_with_the_way_out(abcd: Run, repo: Pa
     (repo / LIST).write_text("Globex\n")
     git(repo, "add", str(LIST))
 
-    result = abcd("names", "path")
+    for command in ("path", "list", "add"):
+        result = abcd("names", command, *(["Hooli"] if command == "add" else []))
+        assert result.code == 0, result.err
+        assert f"warning: git tracks {LIST}" in result.err, command
+        assert f"git rm --cached {LIST}" in result.err, command
 
-    assert f"warning: git tracks {LIST}" in result.err
-    assert f"git rm --cached {LIST}" in result.err
+
+def test_listing_the_names_makes_nothing_in_the_checkout(abcd: Run, repo: Path) -> None:
+    listed = abcd("names", "list")
+    assert listed.code == 0 and listed.out == "" and listed.err == ""
+    assert not (repo / ".abcd").exists()
 
 
 def test_outside_a_repository_it_says_the_list_belongs_to_a_checkout(

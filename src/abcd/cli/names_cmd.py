@@ -167,14 +167,16 @@ def add(
 
 @app.command("list")
 def list_() -> None:
-    """Print the names on this checkout's list, one a line.
+    """Print the names on this checkout's list, one a line (nothing is made or written).
 
     \b
     Example:
       abcd names list
     """
-    for name in parse_private_names(_read(_repo())):
+    repo = _repo()
+    for name in parse_private_names(_read(repo)):
         print(name)
+    _say_if_tracked(repo, os.path.join(repo.top, PRIVATE_NAMES_REL))
 
 
 @app.command()
