@@ -297,3 +297,15 @@ def test_an_add_from_a_pipe_says_nothing_of_a_terminal(abcd: Run, repo: Path) ->
     added = abcd("memory", "add", "--title", "Lint first", "--recall", "lint", "--by", "person",
                  stdin="Run ruff first.")  # fmt: skip
     assert added.code == 0 and added.err.count("Ctrl-D") == 0
+
+
+def test_an_unknown_hook_names_every_hook_there_is_and_blocks_nothing(abcd: Run) -> None:
+    result = abcd("hook", "bogus")
+    assert result.code == 0 and result.out == ""
+    assert result.err == (
+        "abcd memory: unknown hook 'bogus' "
+        "(expected prompt-router, session-start, pre-compact or pre-tool-use)\n"
+    )
+    listed = abcd("hook", "--help").out  # the hooks the message names are the ones there are
+    assert all(hook in listed for hook in ("prompt-router", "session-start", "pre-compact"))
+    assert "pre-tool-use" in listed

@@ -375,8 +375,10 @@ def main(argv: list[str], stdin: Any, stdout: TextIO, stderr: TextIO) -> int:
     event = argv[0] if argv else ""
     as_json = "--json" in argv[1:]
     if event not in ("prompt-router", "session-start", "pre-compact"):
-        _say(
-            stderr, f"unknown hook {event!r} (expected prompt-router, session-start or pre-compact)"
+        _say(  # (`pre-tool-use` is `abcd.host.pretool`'s, dispatched before this: `abcd.entry`)
+            stderr,
+            f"unknown hook {event!r} "
+            "(expected prompt-router, session-start, pre-compact or pre-tool-use)",
         )
         return 0
     try:
