@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -204,6 +206,19 @@ def test_shell_completion_completes_commands_as_bash_asks() -> None:
 
     assert out.returncode == 0
     assert out.stdout.split() == ["memory"]
+
+
+@pytest.mark.parametrize(("shell", "marks"), [("bash", "complete -o"), ("zsh", "#compdef abcd")])
+def test_show_completion_prints_the_script_of_the_shell_it_runs_in(shell: str, marks: str) -> None:
+    """What the README and `abcd --help` say: `eval "$(abcd --show-completion)"` in the rc file."""
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed (.ci/run installs zsh)")
+    script = shlex.quote(str(Path(sys.executable).with_name("abcd")))
+    out = subprocess.run(  # `; true`: the shell stays the parent, as in an rc file
+        [shell, "-c", f"{script} --show-completion; true"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert marks in out.stdout
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,8 @@ from abcd.terminal import escaped
 app = command_group(
     "A memory for AI coding agents that is safe to keep and easy to audit."
     "\n\n\b\nExample:\n  abcd memory list\n  abcd journal verify"
-    '\n\nShell completion: eval "$(abcd --show-completion bash)" (or zsh, fish).',
+    '\n\nShell completion: eval "$(abcd --show-completion)" in ~/.bashrc or ~/.zshrc (it'
+    " prints the script for the shell it runs in).",
     name="abcd",
     add_completion=True,
     no_args_is_help=True,
