@@ -75,6 +75,19 @@ def test_every_command_takes_h_and_shows_value_names_a_person_reads_and_an_examp
         (["memory", "add"], "abcd: missing option '--title' (see: abcd memory add --help)"),
         (["journal", "verify", "--bogus"], "abcd: no such option: --bogus"),
         (["journal", "replay"], "abcd: missing option '--as-of'"),
+        (
+            ["memory", "add", "--title"],
+            "abcd: option '--title' requires an argument (see: abcd memory add --help)",
+        ),
+        (
+            ["journal", "replay", "--as-of"],
+            "abcd: option '--as-of' requires an argument (see: abcd journal replay --help)",
+        ),
+        (
+            ["statusline", "--bogus"],
+            "abcd: unexpected argument '--bogus' (usage: abcd statusline [--pass-through",
+        ),
+        (["statusline", "--pass-through"], "abcd: --pass-through needs a command (usage: "),
     ],
 )
 def test_a_usage_error_is_one_abcd_line_and_exit_2(abcd: Run, args: list[str], says: str) -> None:

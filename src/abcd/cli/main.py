@@ -76,8 +76,23 @@ def usage_line(err: UsageError) -> str:
     message = " ".join(err.format_message().split()).rstrip(".")
     if message[:1].isupper() and not message[1:2].isupper():
         message = message[0].lower() + message[1:]
-    where = err.ctx.command_path if err.ctx is not None else "abcd"
+    where = err.ctx.command_path if err.ctx is not None else _command_path(sys.argv[1:])
     return f"abcd: {message} (see: {where} --help)"
+
+
+def _command_path(argv: list[str]) -> str:
+    """The command `argv` names (`abcd memory add`), for an error raised before the parser gave
+    it a context (an option's missing value): its leading words that name commands."""
+    import typer.main
+
+    command: object = typer.main.get_command(app)
+    path = ["abcd"]
+    for word in argv:
+        command = getattr(command, "commands", {}).get(word)
+        if command is None:
+            break
+        path.append(word)
+    return " ".join(path)
 
 
 def main() -> None:

@@ -274,9 +274,9 @@ def _parse_args(argv: list[str]) -> tuple[str | None, str | None]:
         elif arg.startswith("--pass-through="):
             command = arg.partition("=")[2]
         else:
-            return None, f"abcd statusline: unexpected argument {arg!r}\n{USAGE}"
+            return None, f"abcd: unexpected argument {arg!r} ({USAGE})"
         if not command.strip():
-            return None, f"abcd statusline: --pass-through needs a command\n{USAGE}"
+            return None, f"abcd: --pass-through needs a command ({USAGE})"
     return command, None
 
 
