@@ -162,6 +162,16 @@ def test_journal_rebuild_json_says_what_changed(abcd: Run, abcd_home: Path) -> N
     assert (out["view"], out["notes"], out["changed"], out["added"]) == ("rebuilt", 1, [note], [])
 
 
+def test_journal_rebuild_of_a_home_that_is_not_there_makes_nothing(
+    abcd: Run, abcd_home: Path
+) -> None:
+    said = abcd("journal", "rebuild")
+    assert said.code == 0 and said.out == "no journal yet: nothing to rebuild\n"
+    as_json = abcd("journal", "rebuild", "--json")
+    assert as_json.code == 0 and json.loads(as_json.out)["view"] == "no journal"
+    assert not abcd_home.exists()  # a mistyped ABCD_HOME is not made into a home
+
+
 def test_import_json_lists_the_ids_written_and_the_lines_refused(abcd: Run) -> None:
     good = {
         "title": "Lint first",

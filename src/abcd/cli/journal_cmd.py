@@ -32,14 +32,6 @@ app = command_group(
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
-def _home() -> Home:
-    home = Home.open()
-    if home is None:
-        home = Home.open(create=True)
-        assert home is not None
-    return home
-
-
 def _progress(home: Home, label: str) -> Progress:
     with Segments(home) as segs:
         return Progress(label, segs.total_bytes())
@@ -235,7 +227,17 @@ def rebuild(json: Json = False) -> None:
     Example:
       abcd journal rebuild --json
     """
-    with _home() as home:
+    found = Home.open()
+    if found is None:  # a home that does not exist (a mistyped ABCD_HOME?) is not made here
+        if json:
+            emit_json(
+                {"view": "no journal", "notes": 0, "seq": 0, "was_seq": None, "added": [],
+                 "dropped": [], "changed": []}
+            )  # fmt: skip
+        else:
+            print("no journal yet: nothing to rebuild")
+        return
+    with found as home:
         bar = _progress(home, "rebuild")
         old, new = rebuild_view(home.path, on_bytes=bar.advance, projections=(rebuild_index,))
         bar.close()
