@@ -234,4 +234,7 @@ def test_help_prints_the_usage_and_writes_nothing(ready_home: Path, tmp_path: Pa
 def test_a_wrong_argument_is_a_usage_error(argv: list[str]) -> None:
     ran = run(payload("after_turn1"), *argv)
     assert ran.code == 2 and ran.out == ""
-    assert ran.err.splitlines()[-1].startswith("usage: abcd statusline")
+    (line,) = ran.err.splitlines()  # one line, as every usage error
+    assert line.startswith("abcd: ") and line.endswith(
+        '(usage: abcd statusline [--pass-through "<command>"])'
+    )
