@@ -47,12 +47,23 @@ def is_one_line(text: str) -> bool:
     return LINE_BREAKS.isdisjoint(text)
 
 
-def project_note_problem(note_id: str, title: str) -> str | None:
-    """What is wrong with a checkout's note's id or title, as `<field> ...`; `None` when nothing.
-    Both are printed on the line that says whose note it is, so a line break in either would let
-    the file write a heading, or a personal note's label, of its own."""
+def project_note_problem(
+    note_id: str, title: str, index: int, seen: dict[str, int]
+) -> str | None:
+    """What is wrong with a checkout's note (`notes[index]`) as `<field> ...`; `None` when nothing.
+
+    Its id and title are printed on the line that says whose note it is, so a
+    line break in either would let the file write a heading, or a personal
+    note's label, of its own. Its id must not be an earlier note's (`seen`:
+    the ids so far, each at its index; this one is added): every reader keys
+    the project's notes by id, and two texts under one id would be ranked,
+    sent and listed differently by each.
+    """
     if not is_note_id(note_id):
         return "id is not a note id (mem- and 16 digits)"
     if not is_one_line(title):
         return "title must be one line"
+    first = seen.setdefault(note_id, index)
+    if first != index:
+        return f"id {note_id} is notes[{first}]'s too: an id is one note"
     return None

@@ -75,3 +75,29 @@ def test_a_page_whose_file_name_holds_a_line_break_is_not_a_page(host: Host, rep
 
     assert "page:guide_deploy_steps.md" in out
     assert FORGED not in out
+
+
+def test_an_id_twice_in_a_checkouts_file_is_named_alike_by_the_hook_the_diagnostic_and_the_list(
+    host: Host, repo: Path, abcd: Run
+) -> None:
+    """Found by a drift soak: with one id on two notes (a hand-merged file), the hook sent both
+    texts while `rules --prompt` ranked the second twice. Every reader keys the project's notes
+    by id, so the file is refused, by each reader in the same words, and the rest comes back."""
+    mine = host.note("Deploy with the script", "Run scripts/deploy.", "deploy")
+    twice = {"id": "mem-2601010000000001", "recall": ["deploy"]}
+    project_notes(
+        repo,
+        {**twice, "title": "Deploy on weekdays", "body": "Never on a Friday."},
+        {**twice, "title": "Deploy with a tag", "body": "Tag the release first."},
+    )
+    said = "memory.json: notes[1].id mem-2601010000000001 is notes[0]'s too: an id is one note"
+
+    out, err = host.plain("how do I deploy", "s1")
+    assert said in err
+    assert f"{mine} (personal note, agent-written)" in out, "the machine's notes still come back"
+    assert "Friday" not in out and "Tag the release" not in out
+
+    diagnosed = abcd("rules", "--prompt", "how do I deploy", "--all")
+    assert said in diagnosed.out + diagnosed.err
+    listed = abcd("memory", "list")
+    assert listed.code == 1 and said in listed.err

@@ -151,7 +151,7 @@ def test_a_side_that_is_not_a_project_file_is_named_and_nothing_is_written(
     twice = (note, note)
     theirs.write_bytes(encode_project_file(twice))
     bad = abcd("memory", "merge", str(base), str(ours), str(theirs))
-    assert bad.code == 1 and f"{note.id} is in it twice" in bad.err
+    assert bad.code == 1 and f"notes[1].id {note.id} is notes[0]'s too" in bad.err
     assert ours.read_bytes() == before
 
 

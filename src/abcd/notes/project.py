@@ -62,8 +62,9 @@ def decode_project_file(data: bytes, name: str) -> tuple[ProjectNote, ...]:
         raise CorruptFile(
             name, f"schema_version {parsed.schema_version} is newer than this abcd reads"
         )
+    seen: dict[str, int] = {}
     for index, note in enumerate(parsed.notes):  # as the hook reads them (`abcd.recall.items`)
-        problem = project_note_problem(note.id, note.title)
+        problem = project_note_problem(note.id, note.title, index, seen)
         if problem is not None:
             raise CorruptFile(name, f"notes[{index}].{problem}")
     return parsed.notes

@@ -321,6 +321,7 @@ def _parse_project_notes(checkout: Checkout) -> list[Item]:
     if not isinstance(version, int) or version > VIEW_SCHEMA_PLAIN:
         raise CorruptFile(name, f"schema_version {version!r} is not one this abcd reads")
     items = []
+    seen: dict[str, int] = {}
     for index, note in enumerate(doc.get("notes", [])):
         where = f"notes[{index}]"
         if not isinstance(note, dict):
@@ -329,7 +330,7 @@ def _parse_project_notes(checkout: Checkout) -> list[Item]:
         recall = _str_list(note.get("recall"))
         if not all(isinstance(f, str) for f in fields) or recall is None:
             raise CorruptFile(name, f"{where} needs string id, title, body and a recall list")
-        problem = project_note_problem(str(fields[0]), str(fields[1]))
+        problem = project_note_problem(str(fields[0]), str(fields[1]), index, seen)
         if problem is not None:
             raise CorruptFile(name, f"{where}.{problem}")
         written_at = note.get("written_at")
