@@ -101,3 +101,16 @@ def test_an_id_twice_in_a_checkouts_file_is_named_alike_by_the_hook_the_diagnost
     assert said in diagnosed.out + diagnosed.err
     listed = abcd("memory", "list")
     assert listed.code == 1 and said in listed.err
+
+
+def test_a_kept_parse_that_holds_an_id_twice_is_parsed_again_not_served() -> None:
+    """A parse kept in the home's cache by an abcd from before that check (the cache's format
+    did not change) would have kept serving both notes: a kept parse is usable only as the
+    parse would now give it."""
+    from abcd.recall.items import usable_kept
+    from abcd.repo import PROJECT_MEMORY_REL
+
+    kept = ("mem-2601010000000001", "Deploy", 0, ("deploy",), "", "signature")
+    other = ("mem-2601010000000002", *kept[1:])
+    assert usable_kept([kept, other], PROJECT_MEMORY_REL)
+    assert not usable_kept([kept, kept], PROJECT_MEMORY_REL)

@@ -236,8 +236,13 @@ def _as_kept(value: object, size: int, recall_at: int) -> TypeGuard[tuple[Any, .
 def usable_kept(parsed: object, rel: str) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     """Whether a prompt would take `parsed`, kept for the file `rel` (the project's notes or a
     page), as it is: the notes' list of entries, or a page's entry (`_as_kept`)."""
-    if rel == PROJECT_MEMORY_REL:
-        return type(parsed) is list and all(_as_kept(fields, 6, 3) for fields in parsed)
+    if rel == PROJECT_MEMORY_REL:  # its ids unique, as its parse holds them (a kept parse of an
+        # abcd before that check is parsed again, and refused, rather than served)
+        return (
+            type(parsed) is list
+            and all(_as_kept(fields, 6, 3) for fields in parsed)
+            and len({fields[0] for fields in parsed}) == len(parsed)
+        )
     return _as_kept(parsed, 5, 2)
 
 
