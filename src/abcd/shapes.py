@@ -47,9 +47,7 @@ def is_one_line(text: str) -> bool:
     return LINE_BREAKS.isdisjoint(text)
 
 
-def project_note_problem(
-    note_id: str, title: str, index: int, seen: dict[str, int]
-) -> str | None:
+def project_note_problem(note_id: str, title: str, index: int, seen: dict[str, int]) -> str | None:
     """What is wrong with a checkout's note (`notes[index]`) as `<field> ...`; `None` when nothing.
 
     Its id and title are printed on the line that says whose note it is, so a

@@ -35,15 +35,14 @@ THEIRS_HINT = f"git show :3:{PROJECT_MEMORY_REL}"
 
 @dataclass(frozen=True)
 class Conflict:
-    """A note both sides changed differently: what each did, and the version kept."""
+    """A note both sides changed differently: what each did (the merge keeps this side's)."""
 
     note_id: str
     ours: str  # "added", "changed" or "removed"
     theirs: str
-    kept: ProjectNote | None  # this side's version (`None`: removed here, so left out)
 
     def line(self) -> str:
-        kept = "kept this side's" if self.kept is not None else "left out, as this side has it"
+        kept = "left out, as this side has it" if self.ours == "removed" else "kept this side's"
         if self.ours == self.theirs:
             what = f"{self.ours} on both sides, differently"
         else:
@@ -86,7 +85,7 @@ def merge_notes(
                 changed += 1
         else:
             result = mine
-            conflicts.append(Conflict(note_id, _what(old, mine), _what(old, other), kept=mine))
+            conflicts.append(Conflict(note_id, _what(old, mine), _what(old, other)))
         if result is not None:
             notes.append(result)
     return Merge(tuple(notes), tuple(conflicts), added, changed, removed)
