@@ -109,3 +109,27 @@ def test_the_resident_benchmark_times_a_socket_client_and_a_warm_prompt(tmp_path
     assert figures["client + warm prompt"] == pytest.approx(
         figures["client (-I -S, _socket)"] + figures["warm prompt, in process"], abs=0.02
     )
+
+
+def test_the_unwrapped_scan_lists_what_only_the_unwrapped_judgement_refuses(
+    tmp_path: Path,
+) -> None:
+    import secrets
+    import string
+
+    folder = tmp_path / "text"
+    folder.mkdir()
+    # A token shape built at run time, wrapped at a terminal's width; and code whose unwrapped
+    # form glues a harmless value to the next line's first word (only the named rules see it).
+    token = "gh" + "p_" + "".join(secrets.choice(string.ascii_letters) for _ in range(36))
+    (folder / "wrapped.md").write_text(f"pasted:\n{token[:20]}\n{token[20:]}\n")
+    (folder / "code.py").write_text("TOKEN_BYTES = 32\nROOT_BYTES = 16\n")
+    (folder / "prose.md").write_text("a paragraph\nhard-wrapped at a width\n\nanother one\n")
+
+    shapes = tool("scan_unwrapped.py", str(folder), home=tmp_path)
+    every = tool("scan_unwrapped.py", "--every-rule", str(folder), home=tmp_path)
+
+    assert shapes.splitlines()[-1] == "1 of 4 paragraphs refused unwrapped only", shapes
+    assert "wrapped.md: github-pat:" in shapes
+    assert every.splitlines()[-1] == "2 of 4 paragraphs refused unwrapped only", every
+    assert "code.py: generic-api-key:" in every

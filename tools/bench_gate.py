@@ -87,6 +87,14 @@ def worst_body(size: int = 2048) -> str:
     return body[:size]
 
 
+def wrapped_body(size: int = 2048, width: int = 76) -> str:
+    """The worst case cut into lines of `width` characters wherever that falls, as a terminal
+    wraps what is pasted from it: every break inside a word, so the gate judges the token
+    shapes a second time, on the text unwrapped."""
+    body = worst_body(size - size // (width + 1))
+    return "\n".join(body[i : i + width] for i in range(0, len(body), width))[:size]
+
+
 def _median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
@@ -98,6 +106,7 @@ def bench_judge(runs: int = 2000) -> None:
     for name, body in (
         ("realistic 2 KiB body", realistic_body()),
         ("worst case 2 KiB", worst_body()),
+        ("worst case 2 KiB, wrapped at 76 columns", wrapped_body()),
     ):
         assert judge_note("A lesson about the journal lock", body, recall) is None, name
         times = []
@@ -110,7 +119,7 @@ def bench_judge(runs: int = 2000) -> None:
     # `abcd memory import`: one process judges every line; the cost per note, the first
     # call's compiling included, over 100 notes (each body distinct, as an import's are).
     env = bytecode_env()
-    for name, body in (("realistic", realistic_body()), ("worst case", worst_body())):
+    for name, body in bodies():
         code = (
             "import sys, time, re\n"
             "from abcd.gate import judge_note\n"
@@ -130,7 +139,7 @@ def bench_judge(runs: int = 2000) -> None:
     # The first call in a fresh process pays for compiling the rules it needs
     # (and for importing `re`, which the CLI has already imported via typer).
     env = bytecode_env()
-    for name, body in (("realistic", realistic_body()), ("worst case", worst_body())):
+    for name, body in bodies():
         for preload in ("import re", "pass"):
             code = (
                 f"import sys, time; {preload}\n"
@@ -152,6 +161,15 @@ def bench_judge(runs: int = 2000) -> None:
             )
 
 
+def bodies() -> list[tuple[str, str]]:
+    """The bodies every figure is taken on: (name, body)."""
+    return [
+        ("realistic", realistic_body()),
+        ("worst case", worst_body()),
+        ("worst case wrapped", wrapped_body()),
+    ]
+
+
 _FIRST_CALL = (
     "import sys, time, re\n"
     "from abcd.gate import judge_note\n"
@@ -168,7 +186,7 @@ def bench_compare(other_src: str, rounds: int = 40) -> None:
     here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
     trees = {"this tree": here, other_src: other_src}
     envs = {name: {**bytecode_env(), "PYTHONPATH": src} for name, src in trees.items()}
-    for name, body in (("realistic", realistic_body()), ("worst case", worst_body())):
+    for name, body in bodies():
         firsts: dict[str, list[float]] = {tree: [] for tree in trees}
         for _ in range(rounds + 1):  # the first round fills the bytecode caches
             for tree, env in envs.items():

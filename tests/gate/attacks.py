@@ -3,7 +3,7 @@
 Each attempt is a `Sample` (the `text` to write, the `secret` that must never
 be echoed) with the `kind` the refusal must name. Disguises change nothing a
 reader sees: hidden characters inside the token, full-width or mathematical
-letters, a terminal escape sequence. No secret-shaped literal sits here:
+letters, a terminal escape sequence, a line break where a terminal wrapped it. No secret-shaped literal sits here:
 every shape is assembled from pieces (see `samples.py`).
 """
 
@@ -20,6 +20,7 @@ from abcd.gate.secrets import RULES
 from .samples import DIGITS, LOWER, TRUE_SECRETS, Sample, mixed, rand, random_letters
 
 KIND = {rule.id: rule.kind for rule in RULES}
+SHAPED = frozenset(rule.id for rule in RULES if not rule.named)
 PASSWORD_ON_COMMAND_LINE = "secret: password on a command line"
 PASSWORD_IN_URL = "secret: password in url"
 ASSIGNMENT = "secret: credential assignment"
@@ -93,6 +94,18 @@ def escape_inside(rng: random.Random, sample: Sample) -> Sample:
     return Sample(sample.text.replace(secret, secret[:at] + seq + secret[at:]), secret)
 
 
+def wrap_inside(rng: random.Random, sample: Sample) -> Sample:
+    """A line break inside the secret, as a terminal that wrapped it at its width leaves it
+    (`\n` or `\r\n`, nothing else: no space on either side)."""
+    secret = sample.secret
+    places = [
+        i for i in range(1, len(secret)) if not (secret[i - 1].isspace() or secret[i].isspace())
+    ]
+    at = rng.choice(places)
+    wrapped = secret[:at] + rng.choice(["\n", "\r\n"]) + secret[at:]
+    return Sample(sample.text.replace(secret, wrapped), secret)
+
+
 Disguise = Callable[[random.Random, Sample], Sample]
 DISGUISES: dict[str, Disguise] = {
     "plain": lambda rng, sample: sample,
@@ -100,6 +113,7 @@ DISGUISES: dict[str, Disguise] = {
     "full width": full_width,
     "mathematical letters": math_letters,
     "escape sequence": escape_inside,
+    "wrapped line": wrap_inside,
 }
 
 
@@ -155,6 +169,8 @@ def attempts(per_class: int = 2, seed: int = 11) -> Iterator[Attempt]:
     generators |= EXTRA
     for class_name, (generate, kind, names) in generators.items():
         for disguise_name, disguise in DISGUISES.items():
+            if disguise is wrap_inside and class_name not in SHAPED:
+                continue  # only the token shapes are judged unwrapped (docs/gate.md says why)
             for _ in range(per_class):
                 sample = disguise(rng, generate(rng))
                 yield Attempt(f"{class_name} / {disguise_name}", sample, kind, names)

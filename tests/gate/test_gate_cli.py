@@ -101,6 +101,34 @@ def test_a_refused_add_leaves_the_home_byte_for_byte_unchanged_and_stderr_holds_
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        "Pasted from the terminal, which wrapped it:\n{head}\n{tail}\nthen deploy.",
+        "Windows clipboard: {head}\r\n{tail}",
+        "The admin page is at http://{decimal}/admin on the office network.",
+    ],
+    ids=["wrapped", "wrapped-crlf", "decimal-url-address"],
+)
+def test_a_wrapped_key_and_a_url_address_in_another_form_are_refused_and_nothing_is_written(
+    abcd: Run, workdir: Path, home_with_one_note: Path, body: str
+) -> None:
+    sample = TRUE_SECRETS["github-pat"](random.Random(body))
+    at = len(sample.secret) // 2
+    decimal = str((192 << 24) | (168 << 16) | (7 << 8) | 21)  # 192.168.7.21 as one number
+    text = body.format(head=sample.secret[:at], tail=sample.secret[at:], decimal=decimal)
+    before = snapshot(home_with_one_note)
+
+    result = add(abcd, workdir, text)
+
+    assert result.code == 1
+    kind = "network: ipv4 address" if "decimal" in body else "secret: github token"
+    assert result.err == f"abcd: refused: {kind} in body\n"
+    assert result.out == ""
+    assert not holds_run(result.err, sample.secret)
+    assert snapshot(home_with_one_note) == before
+
+
+@pytest.mark.parametrize(
     "said",
     [
         "The staging API key is {key}.",

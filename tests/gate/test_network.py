@@ -83,7 +83,7 @@ REFUSED = {
 
 PASSES = [
     # loopback, unspecified, localhost
-    "127.0.0.1 and 127.1.2.3 and 0.0.0.0 and ::1 and ::",
+    "127.0.0.1 and 127.1.2.3 and 0.0.0.0 and 0.1.2.3 and ::1 and ::",
     "http://localhost:8000/docs and http://127.0.0.1:5000 and http://[::1]:8080/",
     "dev.localhost and app.test and site.example and thing.invalid",
     # documentation values
@@ -145,6 +145,78 @@ def test_a_three_part_version_passes_and_a_four_part_dotted_quad_is_refused() ->
     assert kind_of("upgrade to 1.2.3.4") == IPV4
     assert kind_of("upgrade to 1.2.3.4.5") is None  # five parts is no address
     assert kind_of("upgrade to 300.2.3.4") is None  # not a valid octet
+
+
+# An address a URL parser reads from a network URL's host, in the forms other than the dotted
+# decimal quad: one number, fewer parts, octal and hexadecimal parts.
+URL_ADDRESSES = [
+    ("http://3232235777/admin", (192, 168, 1, 1)),
+    ("curl https://167772161:8443/health", (10, 0, 0, 1)),
+    ("http://10.1/", (10, 0, 0, 1)),
+    ("http://192.168.257/", (192, 168, 1, 1)),
+    ("http://0xc0a80101/", (192, 168, 1, 1)),
+    ("http://0XC0.0xA8.1.1/", (192, 168, 1, 1)),
+    ("http://012.0.0.1/", (10, 0, 0, 1)),  # a leading 0 is octal to a URL parser
+    ("postgres://app@0x0a000005:5432/db", (10, 0, 0, 5)),
+    ("ssh://134744072./", (8, 8, 8, 8)),  # a trailing dot is the same host
+]
+
+
+@pytest.mark.parametrize(("text", "octets"), URL_ADDRESSES)
+def test_a_network_urls_host_is_read_as_a_url_parser_reads_it(
+    text: str, octets: tuple[int, int, int, int]
+) -> None:
+    host = re.search(r"//(?:[^@/]*@)?([^:/]+)", text)
+    assert host is not None
+    assert network.url_ipv4(host.group(1)) == octets
+    assert kind_of(text) == IPV4
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "http://2130706433/ and http://127.1:8080/ and http://0x7f000001/",  # loopback
+        "http://0/ and https://123/",  # 0.0.0.0/8 names no host
+        "http://4294967296/ and http://1.2.3.4.5/ and http://10.256.1/",  # no address: not valid
+        "http://09.1.2.3/ and http://1.0x1g/",  # not a number in any base: not valid
+        "s3://3232235777/key and docker://167772161/x",  # not a network scheme
+        "http://v1.2/ and https://api.example.com:443/v2",
+    ],
+)
+def test_url_hosts_that_address_nobody_pass(text: str) -> None:
+    assert judge_note("t", text, ["w"]) is None
+
+
+def _url_ipv4_part(draw: st.DrawFn, bits: int) -> str:
+    value = draw(st.integers(0, (1 << bits) - 1))
+    form = draw(st.sampled_from(("dec", "oct", "hex", "HEX")))
+    if form == "oct":
+        return "0" + format(value, "o")
+    if form in ("hex", "HEX"):
+        text = "0x" + format(value, "x")
+        return text.upper() if form == "HEX" else text
+    return str(value)
+
+
+@st.composite
+def _url_ipv4_hosts(draw: st.DrawFn) -> str:
+    count = draw(st.integers(1, 4))
+    parts = [_url_ipv4_part(draw, 8) for _ in range(count - 1)]
+    last_bits = 8 * (5 - count) if draw(st.booleans()) else 8 * (5 - count) + 4  # some overflow
+    return ".".join([*parts, _url_ipv4_part(draw, last_bits)])
+
+
+@given(_url_ipv4_hosts())
+@settings(max_examples=400, deadline=None)
+def test_url_ipv4_reads_what_inet_aton_reads(host: str) -> None:
+    # glibc's inet_aton reads the same four forms (decimal, octal, hex; 1 to 4 parts).
+    import socket
+
+    try:
+        expected: tuple[int, ...] | None = tuple(socket.inet_aton(host))
+    except OSError:
+        expected = None
+    assert network.url_ipv4(host) == expected
 
 
 def test_an_address_in_a_recall_word_is_refused_naming_recall_1() -> None:

@@ -136,3 +136,31 @@ def fold(text: str) -> str:
 
     text = unicodedata.normalize("NFKC", _drop_hidden(text))
     return _drop_hidden(text)
+
+
+def unwrapped(text: str) -> str | None:
+    """`text` with every line break that falls inside a word taken out, else `None` when it has none.
+
+    A value copied from a terminal that wrapped it at its width, or from a
+    tool that wraps its output (`base64` at 76 columns), comes with a line
+    break in the middle and nothing else: the break has a character other
+    than a space on both sides. A break with a space, a tab or another
+    break beside it (indented code, YAML, a blank line) is the text's own
+    and stays. `\r\n` counts as one break. The secrets are judged on this
+    form too, so a key wrapped onto two lines is refused as it is on one.
+    """
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return None
+    out = [lines[0]]
+    joined = False
+    for line in lines[1:]:
+        last = out[-1]
+        if last.endswith("\r"):
+            last = last[:-1]
+        if last and line and not last[-1].isspace() and not line[0].isspace():
+            out[-1] = last + line
+            joined = True
+        else:
+            out.append(line)
+    return "\n".join(out) if joined else None

@@ -3,7 +3,9 @@
 The order is fixed: title, then body, then each recall word; within a field,
 secrets, then identity and network identifiers, then home paths, then private
 names, each on the field as `abcd.gate.fold` folds it (escapes and hidden
-characters removed, NFKC). The first finding wins, so a refusal always names
+characters removed, NFKC); the token shapes of the secret table also on the
+field unwrapped (a line break inside a word taken out: a key wrapped at a
+terminal's width). The first finding wins, so a refusal always names
 one kind and one field. `judge_stamps` judges `--by` and the session the same
 way, with the secrets and the private names only.
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from abcd.gate.compiled import GateUnavailable
 from abcd.gate.finding import GATE_UNAVAILABLE, INPUT_TOO_LONG, Finding
-from abcd.gate.fold import fold
+from abcd.gate.fold import fold, unwrapped
 from abcd.gate.homepath import find_home_path
 from abcd.gate.limits import GATE_INPUT_MAX_CHARS
 from abcd.gate.names import PRIVATE_NAME, names_matcher
@@ -49,6 +51,10 @@ def judge_text(
     text = fold(text)
     lowered = text.lower()
     kind = find_secret(text, lowered)
+    if kind is None and "\n" in text:
+        joined = unwrapped(text)
+        if joined is not None:
+            kind = find_secret(joined, joined.lower(), shapes_only=True)
     if kind is not None:
         return kind.kind
     if not stamp:

@@ -3,7 +3,7 @@
 A regular expression finds candidates; a small classifier then decides, so
 that values that identify nobody pass:
 
-- loopback and unspecified addresses (`127.0.0.0/8`, `0.0.0.0`, `::1`, `::`)
+- loopback and unspecified addresses (`127.0.0.0/8`, `0.0.0.0/8`, `::1`, `::`)
   and `localhost`;
 - documentation values: RFC 5737 (`192.0.2.0/24`, `198.51.100.0/24`,
   `203.0.113.0/24`), RFC 3849 (`2001:db8::/32`), RFC 7042 MAC addresses
@@ -15,7 +15,9 @@ that values that identify nobody pass:
 
 Every other IPv4 address is refused, public ones included (`8.8.8.8`), and so
 is any four-part dotted quad that is a valid address (`1.2.3.4`): version
-numbers have at most three parts. IPv6 candidates are parsed by the stdlib
+numbers have at most three parts. A network URL's host is read as a URL
+parser reads it, so the other forms of an address are refused there too
+(`http://3232235777/`, `http://10.1/`, `http://0xc0.0xa8.1.1/`). IPv6 candidates are parsed by the stdlib
 `ipaddress`, imported only when a candidate appears.
 
 Invariant: the functions here return a kind or `None`, never the candidate.
@@ -112,9 +114,10 @@ def _email(text: str) -> bool:
 
 
 def ipv4_identifies(octets: tuple[int, int, int, int]) -> bool:
-    """False for loopback, unspecified, documentation, multicast and reserved addresses."""
+    """False for loopback, "this network" (`0.0.0.0/8`, never a destination), documentation,
+    multicast and reserved addresses."""
     a, b, c, _ = octets
-    if a == 127 or octets == (0, 0, 0, 0) or a >= 224:
+    if a in (0, 127) or a >= 224:
         return False
     return (a, b, c) not in ((192, 0, 2), (198, 51, 100), (203, 0, 113))
 
@@ -241,13 +244,62 @@ def _uuid(text: str) -> bool:
     return False
 
 
+def _ends_in_a_number(host: str) -> bool:
+    """True when a URL parser reads `host` as an IPv4 address (or refuses it): its last label is
+    digits, or `0x` and hex digits (the WHATWG URL standard's "ends in a number")."""
+    labels = host.split(".")
+    if labels[-1] == "" and len(labels) > 1:
+        labels.pop()
+    last = labels[-1].lower()
+    if last.isdigit() and last.isascii():
+        return True
+    return last[:2] == "0x" and _HEX.issuperset(last[2:])
+
+
+def url_ipv4(host: str) -> tuple[int, int, int, int] | None:
+    """The address a URL parser reads from `host`, else `None` (not an address, or not valid).
+
+    The WHATWG URL standard's IPv4 parser, the one browsers, `curl` and
+    `inet_aton` agree on: one to four parts, each decimal, octal (a leading
+    `0`) or hexadecimal (`0x`); the last part fills the bytes the others left
+    (`http://2130706433/`, `http://10.1/`, `http://0x7f.1/`, `http://012.0.0.1/`).
+    """
+    parts = host.split(".")
+    if parts[-1] == "" and len(parts) > 1:
+        parts.pop()
+    if not 1 <= len(parts) <= 4:
+        return None
+    numbers = []
+    for part in parts:
+        lowered = part.lower()
+        if lowered[:2] == "0x":
+            digits, base = lowered[2:], 16
+            valid = _HEX.issuperset(digits)
+        elif len(lowered) > 1 and lowered[0] == "0":
+            digits, base = lowered[1:], 8
+            valid = all("0" <= ch <= "7" for ch in digits)
+        else:
+            digits, base = lowered, 10
+            valid = digits.isdigit() and digits.isascii()
+        if not valid or len(digits) > 32:
+            return None
+        numbers.append(int(digits, base) if digits else 0)
+    *first, last = numbers
+    if any(n > 255 for n in first) or last >= 256 ** (5 - len(numbers)):
+        return None
+    value = last
+    for i, n in enumerate(first):
+        value += n << (8 * (3 - i))
+    return (value >> 24, (value >> 16) & 255, (value >> 8) & 255, value & 255)
+
+
 def _is_private_host(scheme: str, host: str) -> bool:
     if host.startswith("["):
         return False  # an IP literal: the address checks judge it
     name = host.rstrip(".")
     lowered = name.lower()
-    if not lowered or all(ch.isdigit() or ch == "." for ch in lowered):
-        return False  # empty, or an IPv4 address: the address checks judge it
+    if not lowered or _ends_in_a_number(lowered):
+        return False  # empty, or an IPv4 address in one of its forms: the address checks judge it
     if lowered == "localhost" or _is_doc_domain(lowered):
         return False
     if "." not in lowered:
@@ -257,6 +309,19 @@ def _is_private_host(scheme: str, host: str) -> bool:
     if lowered.endswith(".home.arpa"):  # RFC 8375, the home network's own domain
         return True
     return lowered.rsplit(".", 1)[-1] in _PRIVATE_SUFFIXES
+
+
+def _url_ipv4(text: str) -> bool:
+    """True when a network URL's host is an IPv4 address that identifies a host, in any form a URL
+    parser reads (`_ipv4` finds the dotted decimal form anywhere; this, the rest)."""
+    for m in compiled("url-host", _URL).finditer(text):
+        host = m.group(2)
+        if m.group(1).lower() not in _NETWORK_SCHEMES or not _ends_in_a_number(host):
+            continue
+        octets = url_ipv4(host)
+        if octets is not None and ipv4_identifies(octets):
+            return True
+    return False
 
 
 def _private_host(text: str, lowered: str) -> bool:
@@ -282,6 +347,8 @@ def find_network(text: str, lowered: str) -> str | None:
     if "@" in text and _email(text):
         return EMAIL
     if "." in text and _ipv4(text):
+        return IPV4
+    if "://" in text and _url_ipv4(text):
         return IPV4
     colons = text.count(":")
     if ("::" in text or colons >= 7) and _ipv6(text):

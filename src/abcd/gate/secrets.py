@@ -13,7 +13,11 @@ the expressions are our own. Each rule has:
 - `cased`: the keywords are looked for in upper case in the text as written
   (`SK`, `AC`: two letters that, ignoring case, most prose holds);
 - `confirm`: for rules that see a name and a value, a check that the value is
-  a literal secret and not a placeholder, a lookup or a word.
+  a literal secret and not a placeholder, a lookup or a word;
+- `named`: the rule's evidence is a name and the value after it (a password,
+  an assignment, a header), not the token's own shape. Such a rule does not
+  judge a text unwrapped (`find_secret(..., shapes_only=True)`): a line
+  break after a value glues the next line's first word onto it.
 
 Prefixed shapes (`ghp_`, `glpat-`, `xoxb-`, ...) need no entropy floor: the
 prefix is the evidence, so `ghp_` and 36 of one letter is refused.
@@ -40,7 +44,9 @@ if TYPE_CHECKING:
 class SecretRule:
     """One row of the table (see the module docstring for the fields)."""
 
-    __slots__ = ("_pattern", "cased", "confirm", "id", "keywords", "kind", "shape", "source")
+    __slots__ = (
+        *("_pattern", "cased", "confirm", "id", "keywords", "kind", "named", "shape", "source"),
+    )
 
     def __init__(
         self,
@@ -52,9 +58,11 @@ class SecretRule:
         source: str = "",
         confirm: Confirm | None = None,
         cased: bool = False,
+        named: bool = False,
     ) -> None:
         self.id = id
         self.cased = cased
+        self.named = named
         self.kind = kind
         self.source = source or f"gitleaks:{id}"
         self.keywords = keywords
@@ -561,6 +569,7 @@ RULES: tuple[SecretRule, ...] = (
         r"""(?ai)\b[a-z][a-z0-9+.-]{0,30}://[^\s:/?#@"'<>]{0,128}:([^\s/@"'<>]{1,256})@""",
         source="detect-secrets:BasicAuthDetector",
         confirm=_real_password,
+        named=True,
     ),
     SecretRule(
         "authorization-header",
@@ -570,6 +579,7 @@ RULES: tuple[SecretRule, ...] = (
         r"(?:bearer|basic|token|digest|apikey)[ \t]{1,4}([\w+/=~.-]{8,2000})",
         source="gitleaks:curl-auth-header",
         confirm=_literal_value,
+        named=True,
     ),
     SecretRule(
         "curl-auth-user",
@@ -579,6 +589,7 @@ RULES: tuple[SecretRule, ...] = (
         r"""(?a)\bcurl\b[^\n]{0,300}?[ \t](?:-u|--user)(?:=|[ \t]{1,5})["']?"""
         r"""[^\s:"']{1,128}:([^\s"']{1,256})""",
         confirm=_real_password,
+        named=True,
     ),
     SecretRule(
         "cli-password-flag",
@@ -590,6 +601,7 @@ RULES: tuple[SecretRule, ...] = (
         r"""(?:=|[ \t]{1,4})["']?([^\s"'-][^\s"']{0,255})""",
         source="abcd:cli-password-flag",
         confirm=_flag_password,
+        named=True,
     ),
     SecretRule(
         "mysql-password-flag",
@@ -600,6 +612,7 @@ RULES: tuple[SecretRule, ...] = (
         r"""[ \t]-p["']?([^\s"'-][^\s"']{0,255})""",
         source="abcd:mysql-password-flag",
         confirm=_flag_password,
+        named=True,
     ),
     SecretRule(
         "session-cookie",
@@ -614,6 +627,7 @@ RULES: tuple[SecretRule, ...] = (
         r"([\w%+/=.:~-]{16,512})",
         source="gitleaks:gitlab-session-cookie",
         confirm=_literal_cookie,
+        named=True,
     ),
     SecretRule(
         "generic-api-key",
@@ -643,13 +657,17 @@ RULES: tuple[SecretRule, ...] = (
         r"""[\w.-]{0,40})["'\]]{0,2}(?:[ \t]{0,4}(?::=|=>|==|=|:)[ \t]{0,4}["'`]?"""
         rf"(?P<value>{_VALUE})|(?=[ \t]))",
         confirm=_assigned_secret,
+        named=True,
     ),
 )
 
 
-def find_secret(text: str, lowered: str) -> SecretRule | None:
-    """The first rule whose shape occurs in `text` (`lowered` is `text.lower()`), else `None`."""
+def find_secret(text: str, lowered: str, *, shapes_only: bool = False) -> SecretRule | None:
+    """The first rule whose shape occurs in `text` (`lowered` is `text.lower()`), else `None`;
+    with `shapes_only`, of the rules whose evidence is the token's shape (not `named`)."""
     for rule in RULES:
+        if shapes_only and rule.named:
+            continue
         if rule.cased:
             if not any(k.upper() in text for k in rule.keywords):
                 continue
