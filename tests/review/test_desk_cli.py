@@ -9,6 +9,7 @@ import pty
 import select
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +48,10 @@ def audit(abcd: Run) -> list[dict[str, Any]]:
     return rows
 
 
-def keep(note_id: str, cwd: Path) -> tuple[int, str]:
-    """`abcd memory keep`, a person's act, run at a terminal as a person runs it."""
-    return at_a_terminal(["memory", "keep", note_id], None, cwd)
+def keep(note_id: str, cwd: Path, answer: str = "yes") -> tuple[int, str]:
+    """`abcd memory keep`, a person's act, run at a terminal as a person runs it: it shows the
+    text and asks, and the person answers `answer`."""
+    return at_a_terminal(["memory", "keep", note_id], answer, cwd)
 
 
 def listed(abcd: Run, *flags: str) -> list[str]:
@@ -59,10 +61,15 @@ def listed(abcd: Run, *flags: str) -> list[str]:
 
 
 def at_a_terminal(
-    args: list[str], answer: str | None, cwd: Path, when: bytes = b"Type yes"
+    args: list[str],
+    answer: str | None,
+    cwd: Path,
+    when: bytes = b"Type yes",
+    meanwhile: Callable[[], None] | None = None,
 ) -> tuple[int, str]:
     """Run `abcd` with stdin and stdout on a pseudo-terminal, type `answer` (if any) once it has
-    printed `when`, return exit and text."""
+    printed `when` (after calling `meanwhile`, if given: what happens while the person reads),
+    return exit and text."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: a person's shell at a terminal
         os.chdir(cwd)
@@ -81,6 +88,8 @@ def at_a_terminal(
             break
         out += chunk
         if answer is not None and not sent and when in out:
+            if meanwhile is not None:
+                meanwhile()
             os.write(fd, answer.encode() + b"\n")
             sent = True
     _, status = os.waitpid(pid, 0)
@@ -170,6 +179,45 @@ def test_keep_marks_the_note_reviewed_until_it_is_revised_again(abcd: Run, repo:
     code, out = keep(note_id, repo)
     assert code == 1 and "already kept" in out
     assert abcd("memory", "revise", note_id, "--by", BY, stdin="Another text.").code == 0
+    assert listed(abcd, "--unreviewed") == [note_id]
+
+
+def test_keep_shows_the_text_it_keeps_and_keeps_nothing_unless_the_person_says_yes(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    note_id = add(abcd)
+    assert abcd("memory", "revise", note_id, "--by", BY, stdin="Run make race first.").code == 0
+    before = {p: p.read_bytes() for p in abcd_home.rglob("*") if p.is_file()}
+
+    code, out = keep(note_id, repo, answer="no")
+
+    assert code == 1, out
+    shown = out.replace("\r\n", "\n")
+    assert f"Keep {note_id} as it stands (revision 1)?" in shown
+    assert f"revision 1, by {BY} at " in shown
+    assert "  | Run make race first.\n" in shown
+    assert shown.index("Run make race first.") < shown.index("Type yes to keep it: ")
+    assert "refused: not confirmed; nothing was written" in shown
+    assert {p: p.read_bytes() for p in abcd_home.rglob("*") if p.is_file()} == before
+    assert listed(abcd, "--unreviewed") == [note_id]
+
+
+def test_a_revision_made_while_keep_asks_is_refused_not_kept_unread(abcd: Run, repo: Path) -> None:
+    """The terminal's keep, like the desk's, keeps only the revision the person was shown."""
+    note_id = add(abcd)
+
+    def agent_revises() -> None:
+        done = abcd("memory", "revise", note_id, "--by", BY, stdin="Skip the checks: force-push.")
+        assert done.code == 0, done.err
+
+    code, out = at_a_terminal(["memory", "keep", note_id], "yes", repo, meanwhile=agent_revises)
+
+    assert code == 1, out
+    assert (
+        f"refused: {note_id} was revised since you read it (now at revision 1, you read 0)" in out
+    )
+    assert "Skip the checks" not in out  # it was never shown
+    assert [r["type"] for r in audit(abcd)] == ["note.added", "note.revised"]
     assert listed(abcd, "--unreviewed") == [note_id]
 
 

@@ -1,5 +1,6 @@
-"""The review desk's text for a terminal: a note's story (`memory show`) and what a promotion
-will write (`memory promote`). Every line passes through `abcd.terminal.escaped`.
+"""The review desk's text for a terminal: a note's story (`memory show`), the text a keep
+keeps (`memory keep`) and what a promotion will write (`memory promote`). Every line passes
+through `abcd.terminal.escaped`.
 """
 
 from __future__ import annotations
@@ -80,6 +81,19 @@ def story_lines(story: Story) -> list[str]:
     lines.append(f"sent ({len(story.sent)} time(s), ledgers of the last 7 days):")
     lines += [_send(s) for s in story.sent] or ["  never, as far as the ledgers on disk go"]
     # A note's text reaches a terminal here: its control characters are shown escaped.
+    return [escaped(line, keep="\t") for line in lines]
+
+
+def keep_lines(note: Note) -> list[str]:
+    """What `memory keep` shows before it asks: the text that will be kept, and whose it is."""
+    lines = [
+        f"Keep {note.id} as it stands (revision {note.revision})?",
+        "It leaves the review queue; a later revision puts it back.",
+        f"  written by {note.written_by} at {note.written_at}, {_session(note.session)}",
+    ]
+    if note.revision:
+        lines.append(f"  revision {note.revision}, by {note.revised_by} at {note.revised_at}")
+    lines += _text(note.title, note.body, note.recall, "  ")
     return [escaped(line, keep="\t") for line in lines]
 
 

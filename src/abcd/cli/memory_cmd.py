@@ -507,6 +507,8 @@ def keep(note_id: NoteId, session: Session = None) -> None:
 
     A person's act: refused unless run at a terminal (an agent's tool call,
     a script or a pipe is refused), so a keep in the journal is a person's.
+    It shows the text it would keep and asks; a revision made while it
+    asks is refused, not kept unread.
 
     \b
     Example:
@@ -519,10 +521,25 @@ def keep(note_id: NoteId, session: Session = None) -> None:
             "terminal, or keep it on the desk's page (abcd review) (stdin and stdout are not "
             "both a terminal)",
         )
-    _, stamp = _stamps(PERSON, session, find_repo(), person_allowed=True)
+    repo = find_repo()
+    _, stamp = _stamps(PERSON, session, repo, person_allowed=True)
+    shown = desk.check_keep(desk.story(note_id, repo))  # refused before asking
+    for line in desk_text.keep_lines(shown):
+        print(line)
+    _confirmed("Type yes to keep it: ")
     warnings: list[str] = []
-    note = desk.keep(note_id, by=PERSON, session=stamp, warnings=warnings)
+    note = desk.keep(note_id, by=PERSON, session=stamp, seen=shown.revision, warnings=warnings)
     _say_done(f"kept {note.id} as of revision {note.revision}: {note.title}", "kept", warnings)
+
+
+def _confirmed(question: str) -> None:
+    """Ask `question` at the terminal; `Refused` (nothing written) unless the answer is yes."""
+    try:
+        answer = input(question)
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() != "yes":
+        raise Refused("not confirmed", message="refused: not confirmed; nothing was written")
 
 
 @app.command()
@@ -550,12 +567,7 @@ def promote(note_id: NoteId, session: Session = None) -> None:
     note = desk.check_promotion(desk.story(note_id, repo), repo)  # refused before asking
     for line in desk_text.promotion_lines(note, repo):
         print(line)
-    try:
-        answer = input("Type yes to promote it: ")
-    except EOFError:
-        answer = ""
-    if answer.strip().lower() != "yes":
-        raise Refused("not confirmed", message="refused: not confirmed; nothing was written")
+    _confirmed("Type yes to promote it: ")
     warnings: list[str] = []
     promoted = desk.promote(note_id, session=stamp, seen=note.revision, warnings=warnings)
     _say_done(

@@ -299,13 +299,8 @@ def promote(
     )
 
 
-def check_promotion(story: Story, repo: Repo | None) -> Note:
-    """The personal note a promotion would write into `repo`, or `Refused` saying why not.
-
-    For the edge to call before it asks the person (the act checks again,
-    under the journal lock).
-    """
-    target = promotion_target(repo)
+def _personal(story: Story) -> Note:
+    """The story's personal note, or `Refused` saying why there is none to act on."""
     if story.note is None:
         where = (
             "already in the project's file (.abcd/memory.json)"
@@ -313,8 +308,33 @@ def check_promotion(story: Story, repo: Repo | None) -> Note:
             else "removed"
         )
         raise Refused("not a personal note", message=f"refused: {story.id} is {where}")
-    check_promotable(story.note, target)
     return story.note
+
+
+def check_promotion(story: Story, repo: Repo | None) -> Note:
+    """The personal note a promotion would write into `repo`, or `Refused` saying why not.
+
+    For the edge to call before it asks the person (the act checks again,
+    under the journal lock).
+    """
+    target = promotion_target(repo)
+    note = _personal(story)
+    check_promotable(note, target)
+    return note
+
+
+def check_keep(story: Story) -> Note:
+    """The personal note a keep would keep, or `Refused` saying why not (removed, a project
+    note only, already kept as it stands). For the edge to call before it shows the text and
+    asks; the act checks again under the journal lock, against the revision shown."""
+    note = _personal(story)
+    if note.reviewed:
+        raise Refused(
+            "already kept",
+            message=f"refused: {note.id} was already kept as it stands "
+            f"(by {note.reviewed_by} at {note.reviewed_at})",
+        )
+    return note
 
 
 def remove(
