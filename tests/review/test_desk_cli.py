@@ -316,6 +316,39 @@ def test_promotion_is_gated_against_the_checkouts_private_names(abcd: Run, repo:
     assert len(audit(abcd)) == 1
 
 
+def test_list_says_which_personal_note_the_project_note_replaces_here_and_its_review_stamps(
+    abcd: Run, repo: Path
+) -> None:
+    """After a promotion, an agent's revision of the personal note is not what this checkout
+    recalls: the listing says so, and shows the revision, keep and promotion stamps."""
+    note_id = add(abcd)
+    assert at_a_terminal(["memory", "promote", note_id], "yes", repo)[0] == 0
+    assert abcd("memory", "revise", note_id, "--by", BY, stdin="Run make race.").code == 0
+
+    listed_text = abcd("memory", "list")
+    entries = json.loads(abcd("memory", "list", "--json").out)["notes"]
+
+    assert listed_text.code == 0, listed_text.err
+    personal, project = listed_text.out.split("\n\n")[:2]
+    assert personal.splitlines()[1] == (
+        "  personal note, recalled in this repository; in this checkout the project note of the "
+        "same id is recalled in its place (its text differs: .abcd/memory.json holds what is "
+        "sent here)"
+    )
+    (stamps,) = [line for line in personal.splitlines() if line.startswith("  revision 1 by ")]
+    assert (
+        f"revision 1 by {BY} at " in stamps
+        and "; not kept as it stands; promoted by person at " in stamps
+    )
+    assert "project note, in .abcd/memory.json" in project
+    assert [(e["layer"], e.get("shadowed_by_project")) for e in entries] == [
+        ("machine", True),
+        ("project", None),
+    ]
+    elsewhere = abcd("memory", "list", "--json", cwd=repo.parent)  # no checkout: no project note
+    assert json.loads(elsewhere.out)["notes"][0]["shadowed_by_project"] is False
+
+
 def test_a_promoted_note_is_refused_a_second_promotion(abcd: Run, repo: Path) -> None:
     note_id = add(abcd)
     assert at_a_terminal(["memory", "promote", note_id], "yes", repo)[0] == 0

@@ -107,13 +107,51 @@ def list_notes(repo: Repo | None) -> Listed:
                 "reach": PROJECT,
             }
         )
+    project = {e["id"] for e in listed.entries if e["layer"] == "project"}
+    for entry in listed.entries:
+        if entry["layer"] == "machine":
+            # Recall sends the checkout's project note in its place here (narrower scope wins).
+            entry["shadowed_by_project"] = entry["id"] in project and entry["reach"] in (
+                THIS_REPOSITORY,
+                EVERYWHERE,
+            )
     return listed
+
+
+def _stamps_line(entry: dict[str, Any]) -> str | None:
+    """A personal note's review stamps in one line (`memory show` has them with its history), or
+    `None` for a note never revised, kept or promoted."""
+    parts = []
+    if entry["revision"]:
+        parts.append(
+            f"revision {entry['revision']} by {entry['revised_by']} at {entry['revised_at']}"
+        )
+    if entry["reviewed_at"]:
+        parts.append(f"kept by {entry['reviewed_by']} at {entry['reviewed_at']}")
+    elif entry["revision"] or entry["promoted_at"]:
+        parts.append("not kept as it stands")
+    if entry["promoted_at"]:
+        parts.append(f"promoted by {entry['promoted_by']} at {entry['promoted_at']}")
+    return "  " + "; ".join(parts) if parts else None
+
+
+def _shadowed(entry: dict[str, Any], project: dict[str, dict[str, Any]]) -> str:
+    """What the listing adds to a personal note the checkout's project note of the same id
+    suppresses here (recall sends the project's copy), else nothing."""
+    if not entry["shadowed_by_project"]:
+        return ""
+    twin = project[entry["id"]]
+    same = all(twin[k] == entry[k] for k in ("title", "body", "recall"))
+    return "; in this checkout the project note of the same id is recalled in its place" + (
+        "" if same else " (its text differs: .abcd/memory.json holds what is sent here)"
+    )
 
 
 def render(listed: Listed) -> list[str]:
     lines: list[str] = []
     if not listed.entries:
         lines.append("no notes")
+    project = {e["id"]: e for e in listed.entries if e["layer"] == "project"}
     for entry in listed.entries:
         session = f"session {entry['session']}" if entry["session"] else "session unknown"
         by = entry["written_by"] or "writer unknown"
@@ -132,9 +170,13 @@ def render(listed: Listed) -> list[str]:
         else:
             lines.append(
                 f"  personal note, recalled {where if where == EVERYWHERE else 'in ' + where}"
+                + _shadowed(entry, project)
             )
         lines.append(f"  recall: {', '.join(entry['recall'])}")
         lines.append(f"  written by {by} at {at}, {session}, origin {entry['origin']}")
+        stamps = _stamps_line(entry) if entry["layer"] == "machine" else None
+        if stamps is not None:
+            lines.append(stamps)
         lines.extend(f"  | {body_line}" for body_line in entry["body"].splitlines())
         lines.append("")
     # A note's text reaches a terminal here: its control characters are shown escaped.
