@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -70,6 +71,30 @@ def test_a_writer_refuses_a_view_changed_outside_abcd_and_rebuild_replaces_it(
     assert segment(abcd_home).read_bytes() == before
     assert abcd("journal", "rebuild").code == 0
     assert abcd("memory", "add", "--title", "Two", "--recall", "x", "--by", BY, stdin="b").code == 0
+
+
+def test_a_view_an_older_abcd_wrote_without_a_digest_verifies_as_a_stale_cache(
+    repo: Path, abcd: Run, abcd_home: Path
+) -> None:
+    """Every reader and writer takes a view without a digest (abcd before view digests wrote
+    them) as a stale cache; `journal verify` says the same, not "changed outside abcd". An edit
+    of such a view is still caught, by comparing its notes with the fold."""
+    assert abcd("memory", "add", "--title", "One", "--recall", "x", "--by", BY, stdin="b").code == 0
+    view = abcd_home / "memory.json"
+    older = re.sub(rb',"digest":"[0-9a-f]{64}"', b"", view.read_bytes())
+    assert older != view.read_bytes()
+    view.write_bytes(older)
+
+    verified = abcd("journal", "verify")
+
+    assert verified.code == 0, verified.err
+    assert "memory.json predates view digests (an older abcd wrote it)" in verified.err
+    assert "changed outside abcd" not in verified.err
+    view.write_bytes(older.replace(b'"title":"One"', b'"title":"Onf"'))
+    edited = abcd("journal", "verify")
+    assert edited.code == 1 and "other than the journal wrote it" in edited.err, edited.err
+    assert abcd("memory", "add", "--title", "Two", "--recall", "x", "--by", BY, stdin="b").code == 0
+    assert abcd("journal", "verify").code == 0
 
 
 def test_a_view_past_its_readers_bound_is_refused_before_anything_is_written(

@@ -27,7 +27,14 @@ from abcd.journal.fold import Projection
 from abcd.journal.head import read_head
 from abcd.journal.segments import Scan, Segments
 from abcd.journal.store import VIEW_FILE, last_witnessed, read_links
-from abcd.journal.view import EMPTY_VIEW, Checkpoint, View, decode_view, digest_matches
+from abcd.journal.view import (
+    EMPTY_VIEW,
+    Checkpoint,
+    View,
+    decode_view,
+    digest_matches,
+    view_digest_span,
+)
 from abcd.trust import Home
 
 
@@ -118,9 +125,16 @@ def verify(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Repo
         if data is not None:
             view = decode_view(data)
             if view.journal.seq and not digest_matches(data):
-                report.differs.append(
-                    "memory.json was changed outside abcd (its digest does not match its notes)"
-                )
+                if view_digest_span(data) is None:
+                    # As every reader and writer takes it: a stale cache, not a witness.
+                    report.notes.append(
+                        "memory.json predates view digests (an older abcd wrote it): it is "
+                        "folded as a stale cache, and the next write replaces it"
+                    )
+                else:
+                    report.differs.append(
+                        "memory.json was changed outside abcd (its digest does not match its notes)"
+                    )
         else:
             report.notes.append("there is no memory.json; `abcd journal rebuild` writes it")
     except TrustError as err:
