@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abcd.constants import VIEW_MAX_BYTES
+from abcd.digest import view_digest_span
 from abcd.errors import TrustError
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.envelope import decode_typed
@@ -27,14 +28,7 @@ from abcd.journal.fold import Projection
 from abcd.journal.head import read_head
 from abcd.journal.segments import Scan, Segments
 from abcd.journal.store import VIEW_FILE, last_witnessed, read_links
-from abcd.journal.view import (
-    EMPTY_VIEW,
-    Checkpoint,
-    View,
-    decode_view,
-    digest_matches,
-    view_digest_span,
-)
+from abcd.journal.view import EMPTY_VIEW, Checkpoint, View, decode_view, digest_matches
 from abcd.trust import Home
 
 
