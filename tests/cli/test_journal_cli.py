@@ -63,6 +63,11 @@ def test_audit_lists_every_event_with_its_provenance_and_filters(abcd: Run) -> N
     assert [e["seq"] for e in by_session] == [2]
     by_writer = json.loads(abcd("journal", "audit", "--by", "Claude", "--json").out)["events"]
     assert [e["seq"] for e in by_writer] == [1, 2]
+    for typed in ("claude", "CLAUDE"):  # in any case, as --search is
+        any_case = json.loads(abcd("journal", "audit", "--by", typed, "--json").out)["events"]
+        assert [e["seq"] for e in any_case] == [1, 2]
+    by_person = json.loads(abcd("journal", "audit", "--by", "Person", "--json").out)["events"]
+    assert [e["seq"] for e in by_person] == [3]
     later = json.loads(abcd("journal", "audit", "--since", events[1]["at"], "--json").out)["events"]
     assert [e["seq"] for e in later] == [2, 3]
     text = abcd("journal", "audit").out
@@ -73,6 +78,16 @@ def test_audit_refuses_a_time_it_cannot_read(abcd: Run) -> None:
     add(abcd, "one")
     result = abcd("journal", "audit", "--since", "yesterday-ish")
     assert result.code == 2 and "not a time" in result.err
+
+
+def test_audit_refuses_a_note_id_that_is_none_as_memory_show_does(abcd: Run) -> None:
+    """Not "no events" and exit 0: a mistyped id would read as a note with no history."""
+    add(abcd, "one")
+    audited = abcd("journal", "audit", "--note", "mem-26120215")
+    shown = abcd("memory", "show", "mem-26120215")
+    assert (audited.code, audited.out, audited.err) == (shown.code, shown.out, shown.err)
+    assert audited.code == 1
+    assert audited.err == "abcd: refused: id is not a note id (mem- and 16 digits)\n"
 
 
 def test_replay_shows_the_view_as_of_a_seq_and_as_of_a_time(abcd: Run) -> None:

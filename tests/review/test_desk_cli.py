@@ -458,6 +458,8 @@ def test_the_list_filters_by_text_writer_time_and_review(abcd: Run, repo: Path) 
     assert listed(abcd, "--search", "deploy") == [deploy]
     assert listed(abcd, "--by", "Claude") == [race]
     assert listed(abcd, "--by", "person") == [deploy]
+    assert listed(abcd, "--by", "claude") == [race]  # in any case, as --search is
+    assert listed(abcd, "--by", "Person") == [deploy]
     assert listed(abcd, "--since", "2000-01-01") == [race, deploy]
     assert listed(abcd, "--since", "2999-01-01") == []
     assert keep(deploy, repo)[0] == 0

@@ -17,6 +17,7 @@ from abcd.journal.segments import Segments
 from abcd.journal.store import rebuild as rebuild_view
 from abcd.journal.verify import verify as verify_chain
 from abcd.journal.view import View
+from abcd.notes.limits import check_note_id
 from abcd.progress import Progress
 from abcd.recall.index import rebuild_index
 from abcd.recall.keptcheck import kept_differences
@@ -146,6 +147,8 @@ def audit(
     """
     if since is not None:
         history.parse_time(since)  # a usage error, journal or none
+    if note is not None:
+        check_note_id(note)  # refused as `memory show` refuses it, journal or none
     home = Home.open()
     rows: list[history.AuditRow] = []
     broken: JournalBroken | None = None

@@ -131,7 +131,9 @@ def parse_time(text: str) -> str:
 
 
 def matches_by(row_by: str, wanted: str) -> bool:
-    """`--by Claude` matches every Claude model; `--by Claude:claude-opus-4-8` one model."""
+    """`--by Claude` matches every Claude model; `--by Claude:claude-opus-4-8` one model; in any
+    case (`--by claude`, `--by Person`), as `--search` is."""
+    row_by, wanted = row_by.casefold(), wanted.casefold()
     return row_by == wanted or (":" not in wanted and row_by.split(":", 1)[0] == wanted)
 
 
