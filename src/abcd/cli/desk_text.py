@@ -79,7 +79,10 @@ def story_lines(story: Story) -> list[str]:
         lines += _history(entry)
     lines.append("")
     lines.append(f"sent ({len(story.sent)} time(s), ledgers of the last 7 days):")
-    lines += [_send(s) for s in story.sent] or ["  never, as far as the ledgers on disk go"]
+    lines += [_send(s) for s in story.sent] or [
+        "  none in the ledgers on disk (each is swept 7 days after its session's last prompt: "
+        "an older send is not shown)"
+    ]
     # A note's text reaches a terminal here: its control characters are shown escaped.
     return [escaped(line, keep="\t") for line in lines]
 
