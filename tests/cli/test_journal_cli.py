@@ -57,6 +57,7 @@ def test_audit_lists_every_event_with_its_provenance_and_filters(abcd: Run) -> N
     assert [e["seq"] for e in events] == [1, 2, 3]
     assert set(events[0]) >= {"seq", "at", "type", "note", "by", "session", "origin"}
     assert events[0]["origin"] == "agent" and events[2]["type"] == "note.removed"
+    assert events[2]["title"] == events[0]["title"]  # what was removed, without a `show` per id
     by_note = json.loads(abcd("journal", "audit", "--note", first, "--json").out)["events"]
     assert [e["seq"] for e in by_note] == [1, 3]
     by_session = json.loads(abcd("journal", "audit", "--session", "s-two", "--json").out)["events"]
@@ -72,6 +73,8 @@ def test_audit_lists_every_event_with_its_provenance_and_filters(abcd: Run) -> N
     assert [e["seq"] for e in later] == [2, 3]
     text = abcd("journal", "audit").out
     assert "note.removed" in text and "s-two" in text
+    (removal,) = [line for line in text.splitlines() if "note.removed" in line]
+    assert removal.endswith(f"  {events[0]['title']}")
 
 
 def test_audit_refuses_a_time_it_cannot_read(abcd: Run) -> None:

@@ -147,12 +147,19 @@ def audit(
     on_bytes: Callable[[int], None] | None = None,
     rows: list[AuditRow] | None = None,
 ) -> list[AuditRow]:
-    """The matching rows, oldest first. A break raises after `rows` (when given) holds the
-    intact prefix, so a reviewer still reads the history that led to it."""
+    """The matching rows, oldest first; a removal's row carries the title the note had. A break
+    raises after `rows` (when given) holds the intact prefix, so a reviewer still reads the
+    history that led to it."""
     since_at = parse_time(since) if since else None
     rows = [] if rows is None else rows
+    titles: dict[str, str] = {}  # each note's title as it stands, for the row of its removal
     for record in records(home, on_bytes):
         row = audit_row(record)
+        event = record.event
+        if isinstance(event, (NoteAdded, NoteRevised)):
+            titles[event.id] = event.title
+        elif isinstance(event, NoteRemoved) and event.id in titles:
+            row = msgspec.structs.replace(row, title=titles.pop(event.id))
         if note and row.note != note:
             continue
         if by and not matches_by(row.by, by):
