@@ -349,6 +349,30 @@ def test_list_says_which_personal_note_the_project_note_replaces_here_and_its_re
     assert json.loads(elsewhere.out)["notes"][0]["shadowed_by_project"] is False
 
 
+def test_a_promoted_revision_says_in_the_project_file_who_wrote_the_text_it_holds(
+    abcd: Run, repo: Path, host: Host
+) -> None:
+    """The team reads the committed file, not the journal: a text a person revised is not shown
+    as the agent's alone. A note promoted as added gets no new keys (its lines stay the seed's)."""
+    revised = add(abcd)
+    assert abcd("memory", "revise", revised, "--by", "person", stdin="Run make race.").code == 0
+    as_added = add(abcd, "Deploys go out on Tuesdays", recall=("deploy",), body="B.")
+    for note_id in (revised, as_added):
+        assert at_a_terminal(["memory", "promote", note_id], "yes", repo)[0] == 0
+
+    raw = (repo / ".abcd" / "memory.json").read_text()
+    first, second = json.loads(raw)["notes"]
+
+    assert first["written_by"] == BY and first["body"] == "Run make race."
+    assert (first["revision"], first["revised_by"]) == (1, "person")
+    assert first["revised_at"] == show(abcd, revised)["note"]["revised_at"]
+    assert not {"revision", "revised_by", "revised_at"} & set(second)
+    teammate = abcd("memory", "list", cwd=repo)
+    assert "  revision 1 by person at " in teammate.out.split("project note")[1]
+    sent, said = host.plain("how do I run the race test")
+    assert "(project note, committed in this repository)" in sent and "(project)" in said
+
+
 def test_a_promoted_note_is_refused_a_second_promotion(abcd: Run, repo: Path) -> None:
     note_id = add(abcd)
     assert at_a_terminal(["memory", "promote", note_id], "yes", repo)[0] == 0

@@ -105,6 +105,9 @@ def list_notes(repo: Repo | None) -> Listed:
                 "session": pnote.session,
                 "layer": "project",
                 "reach": PROJECT,
+                "revision": pnote.revision,
+                "revised_by": pnote.revised_by,
+                "revised_at": pnote.revised_at,
             }
         )
     project = {e["id"] for e in listed.entries if e["layer"] == "project"}
@@ -119,19 +122,20 @@ def list_notes(repo: Repo | None) -> Listed:
 
 
 def _stamps_line(entry: dict[str, Any]) -> str | None:
-    """A personal note's review stamps in one line (`memory show` has them with its history), or
-    `None` for a note never revised, kept or promoted."""
+    """A note's review stamps in one line (`memory show` has them with its history), or `None`
+    for a note never revised, kept or promoted. A project note has its revision's only."""
     parts = []
     if entry["revision"]:
         parts.append(
             f"revision {entry['revision']} by {entry['revised_by']} at {entry['revised_at']}"
         )
-    if entry["reviewed_at"]:
-        parts.append(f"kept by {entry['reviewed_by']} at {entry['reviewed_at']}")
-    elif entry["revision"] or entry["promoted_at"]:
-        parts.append("not kept as it stands")
-    if entry["promoted_at"]:
-        parts.append(f"promoted by {entry['promoted_by']} at {entry['promoted_at']}")
+    if entry["layer"] == "machine":
+        if entry["reviewed_at"]:
+            parts.append(f"kept by {entry['reviewed_by']} at {entry['reviewed_at']}")
+        elif entry["revision"] or entry["promoted_at"]:
+            parts.append("not kept as it stands")
+        if entry["promoted_at"]:
+            parts.append(f"promoted by {entry['promoted_by']} at {entry['promoted_at']}")
     return "  " + "; ".join(parts) if parts else None
 
 
@@ -174,7 +178,7 @@ def render(listed: Listed) -> list[str]:
             )
         lines.append(f"  recall: {', '.join(entry['recall'])}")
         lines.append(f"  written by {by} at {at}, {session}, origin {entry['origin']}")
-        stamps = _stamps_line(entry) if entry["layer"] == "machine" else None
+        stamps = _stamps_line(entry)
         if stamps is not None:
             lines.append(stamps)
         lines.extend(f"  | {body_line}" for body_line in entry["body"].splitlines())

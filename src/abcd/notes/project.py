@@ -19,7 +19,13 @@ from abcd.trust import Checkout
 
 
 class ProjectNote(msgspec.Struct, kw_only=True, frozen=True):
-    """A promoted note; the stamps are kept when the person copied them across."""
+    """A promoted note; the stamps are kept when the person copied them across.
+
+    `written_*` and `session` are the add's; a note revised before it was
+    promoted also says who wrote the text it holds (`revision`, `revised_*`:
+    written to the file only when set, `REVISION_KEYS`). An abcd that
+    predates them reads the file as before and skips them.
+    """
 
     id: str
     title: str
@@ -29,6 +35,13 @@ class ProjectNote(msgspec.Struct, kw_only=True, frozen=True):
     written_by: str | None = None
     written_at: str | None = None
     session: str | None = None
+    revision: int = 0
+    revised_by: str | None = None
+    revised_at: str | None = None
+
+
+# The keys a project note holds only when its text is a revision's (see `ProjectNote`).
+REVISION_KEYS = ("revision", "revised_by", "revised_at")
 
 
 class ProjectFile(msgspec.Struct, kw_only=True, frozen=True):

@@ -27,7 +27,7 @@ from abcd.errors import Refused, StorageError
 from abcd.journal.events import Event, NotePromoted
 from abcd.journal.view import Note
 from abcd.notes.limits import Draft
-from abcd.notes.project import ProjectFile, ProjectNote, read_project_notes
+from abcd.notes.project import REVISION_KEYS, ProjectNote, read_project_notes
 from abcd.notes.review import act_on
 from abcd.notes.service import judge_text
 from abcd.repo import PROJECT_MEMORY, PROJECT_MEMORY_REL, Repo, find_repo
@@ -125,7 +125,8 @@ def check_promotable(note: Note, repo: Repo) -> None:
 
 
 def project_note(note: Note) -> ProjectNote:
-    """The note as the project's file holds it: the seed schema without `root`."""
+    """The note as the project's file holds it: the seed schema without `root`, and who wrote the
+    text it holds when that was a revision (the team reads the file, not the journal)."""
     return ProjectNote(
         id=note.id,
         title=note.title,
@@ -135,12 +136,24 @@ def project_note(note: Note) -> ProjectNote:
         written_by=note.written_by,
         written_at=note.written_at,
         session=note.session,
+        revision=note.revision,
+        revised_by=note.revised_by if note.revision else None,
+        revised_at=note.revised_at if note.revision else None,
     )
 
 
 def encode_project_file(notes: tuple[ProjectNote, ...]) -> bytes:
-    """The project file's bytes: indented, one key a line, so a reviewer reads the diff."""
-    raw = msgspec.json.encode(ProjectFile(schema_version=VIEW_SCHEMA_PLAIN, notes=notes))
+    """The project file's bytes: indented, one key a line, so a reviewer reads the diff. A note's
+    revision keys are written only when it holds a revision's text, so every other note's lines
+    stay as they were."""
+    shown = []
+    for note in notes:
+        fields = msgspec.structs.asdict(note)
+        if not note.revision:
+            for key in REVISION_KEYS:
+                del fields[key]
+        shown.append(fields)
+    raw = msgspec.json.encode({"schema_version": VIEW_SCHEMA_PLAIN, "notes": shown})
     return msgspec.json.format(raw, indent=2) + b"\n"
 
 
