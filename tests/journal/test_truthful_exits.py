@@ -125,6 +125,36 @@ def test_a_batch_whose_writer_died_is_never_read_and_the_next_writer_cuts_it(
     append(added(note_id(5)))
     assert not (abcd_home / "journal" / ".pending").exists()
     assert [n.id for n in store.load_view().notes] == [note_id(0), note_id(1), note_id(5)]
+    # What was cut is kept, never deleted: an abcd too old to know the intent may have chained
+    # a line of its own (and printed its id) onto the unfinished batch.
+    (kept,) = (abcd_home / "recovered").glob(f"*-unfinished-{'a' * 12}/000001.jsonl.from-{start}")
+    assert kept.read_bytes() == line
+
+
+def test_a_line_an_older_abcd_chained_onto_an_unfinished_batch_is_set_aside_not_lost(
+    repo: Path, abcd: Run, abcd_home: Path
+) -> None:
+    """An abcd from before the batch intent ignores it, chains a note onto the dead batch's
+    lines and prints its id; the next writer cuts the batch, and with it that note's line.
+    Found by an upgrade soak (ac16f5a's add after a killed import). The line must be kept."""
+    assert abcd("memory", "add", "--title", "One", "--recall", "x", "--by", BY, stdin="b").code == 0
+    seg = segment(abcd_home)
+    start = seg.stat().st_size
+    (abcd_home / "journal" / ".pending").write_text(f"1 {start} {start + 10_000} {'b' * 64}\n")
+    os.chmod(abcd_home / "journal" / ".pending", 0o600)
+    older = seg.read_bytes().splitlines(keepends=True)[-1].replace(b'"seq":1', b'"seq":2')
+    seg.write_bytes(seg.read_bytes() + older)  # stands for the older abcd's acknowledged line
+
+    added_now = abcd("memory", "add", "--title", "Two", "--recall", "x", "--by", BY, stdin="c")
+
+    assert added_now.code == 0, added_now.err
+    (kept,) = (abcd_home / "recovered").glob("*-unfinished-bbbbbbbbbbbb/000001.jsonl.from-*")
+    assert kept.read_bytes() == older
+    assert added_now.err.startswith(
+        "abcd: a writer died before its batch was whole: its 1 complete line(s) are cut from "
+        "the journal and kept in "
+    )
+    assert abcd("journal", "verify").code == 0
 
 
 @pytest.mark.slow

@@ -26,6 +26,7 @@ import errno
 import hashlib
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -85,7 +86,7 @@ from abcd.journal.view import (
     restamp,
 )
 from abcd.trust import Home
-from abcd.trust.guarded import open_at
+from abcd.trust.guarded import create_synced, open_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -530,6 +531,9 @@ def repair_pending(segs: Segments) -> bool:
 
     A batch that did land whole (its writer died before removing the intent)
     is kept: its last line is where the intent says, with the hash it says.
+    What is cut is set aside first, never deleted (`_set_aside_unfinished`):
+    its writer said nothing of it, but an abcd too old to know the intent may
+    have chained a line of its own onto it, and printed that line's id.
     """
     pending = segs.pending()
     if pending is None:
@@ -549,6 +553,8 @@ def repair_pending(segs: Segments) -> bool:
     try:
         whole = segs.holds(number, end, last)
         if not whole:
+            if os.fstat(fd).st_size > start:
+                _set_aside_unfinished(segs, number, start, last)
             os.ftruncate(fd, start)
             os.fsync(fd)
     except OSError as err:
@@ -562,6 +568,30 @@ def repair_pending(segs: Segments) -> bool:
     if segs.dfd is not None:
         os.fsync(segs.dfd)
     return not whole
+
+
+def _set_aside_unfinished(segs: Segments, number: int, start: int, last: str) -> None:
+    """Copy what an unfinished batch left in segment `number` from `start` into
+    `<home>/recovered/<time>-unfinished-<its last line's hash>/`, synced, and say so on stderr."""
+    from abcd.journal.recover import RECOVERED_DIR  # recover imports this module
+
+    data = segs.read(number, start)
+    stamp = now_rfc3339().replace(":", "").replace("-", "")[:15]
+    rel = f"{RECOVERED_DIR}/{stamp}-unfinished-{last[:12]}"
+    name = f"{segment_name(number)}.from-{start}"
+    with segs.home.folder(rel, create=True) as dfd:
+        assert dfd is not None
+        try:
+            create_synced(name, data, dfd)
+        except FileExistsError:
+            pass  # a writer before this one copied it and died before the cut
+        os.fsync(dfd)
+    lines = data.count(b"\n")
+    print(
+        f"abcd: a writer died before its batch was whole: its {lines} complete line(s) are cut "
+        f"from the journal and kept in {segs.home.shown(rel)}/{name}",
+        file=sys.stderr,
+    )
 
 
 Projection_ = Callable[[Home, View], None]
