@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from abcd.notes import desk
+from abcd.repo import find_repo
 from tests.conftest import BY, Run, git
 from tests.gate.test_gate_cli import private_names
 from tests.hook.conftest import Host
@@ -371,6 +373,20 @@ def test_a_promoted_revision_says_in_the_project_file_who_wrote_the_text_it_hold
     assert "  revision 1 by person at " in teammate.out.split("project note")[1]
     sent, said = host.plain("how do I run the race test")
     assert "(project note, committed in this repository)" in sent and "(project)" in said
+
+
+def test_a_promotion_takes_the_note_out_of_the_queue_until_it_is_revised(
+    abcd: Run, repo: Path
+) -> None:
+    """A person who typed yes to a promotion read the text: it needs no keep as well."""
+    promoted, other = add(abcd), add(abcd, "Deploys go out on Tuesdays", recall=("deploy",))
+    assert at_a_terminal(["memory", "promote", promoted], "yes", repo)[0] == 0
+
+    assert listed(abcd, "--unreviewed") == [other]
+    assert [q.note.id for q in desk.queue(find_repo(repo))] == [other]  # the desk's page's
+    assert abcd("memory", "revise", promoted, "--by", BY, stdin="Run make race.").code == 0
+    assert listed(abcd, "--unreviewed") == [promoted, other]
+    assert {q.note.id for q in desk.queue(find_repo(repo))} == {promoted, other}
 
 
 def test_a_promoted_note_is_refused_a_second_promotion(abcd: Run, repo: Path) -> None:

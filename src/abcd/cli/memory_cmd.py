@@ -399,7 +399,10 @@ def list_(
     ] = None,
     unreviewed: Annotated[
         bool,
-        typer.Option("--unreviewed", help="Only personal notes no person has kept as they stand."),
+        typer.Option(
+            "--unreviewed",
+            help="Only personal notes no person has kept or promoted as they stand.",
+        ),
     ] = False,
 ) -> None:
     """Every note in both layers, with its stamps and where it is recalled.

@@ -34,7 +34,7 @@ import msgspec
 from abcd.errors import AbcdError, Refused
 from abcd.journal.events import NoteAdded, NotePromoted, NoteRemoved, NoteReviewed, NoteRevised
 from abcd.journal.history import AuditRow, audit, audit_row, matches_by, parse_time, records, replay
-from abcd.journal.view import Note, View
+from abcd.journal.view import Note, View, waits_for_review
 from abcd.notes import listing
 from abcd.notes.limits import check_note_id
 from abcd.notes.project import ProjectNote, read_project_notes
@@ -134,7 +134,7 @@ class Filter:
     text: str | None = None  # in the id, title, body or a recall word (any case)
     by: str | None = None  # who wrote or revised it (`Claude` matches every Claude model)
     since: str | None = None  # written or revised at or after this time (RFC 3339 or a date)
-    unreviewed: bool = False  # personal notes no person has kept as they stand
+    unreviewed: bool = False  # personal notes no person has kept or promoted as they stand
 
     def matches(self, entry: dict[str, Any]) -> bool:
         if self.text is not None:
@@ -151,7 +151,11 @@ class Filter:
             times = [t for t in (entry.get("written_at"), entry.get("revised_at")) if t]
             if not any(t >= since for t in times):
                 return False
-        return not (self.unreviewed and (entry["layer"] != "machine" or entry.get("reviewed_at")))
+        if not self.unreviewed:
+            return True
+        return entry["layer"] == "machine" and waits_for_review(
+            entry["reviewed_at"], entry["promoted_at"], entry["revised_at"]
+        )
 
 
 def find(flt: Filter, repo: Repo | None = None) -> listing.Listed:
@@ -222,7 +226,7 @@ def queue(repo: Repo | None = None) -> tuple[QueueItem, ...]:
         ledgers = read_ledgers(home, {n.session for n in view.notes})
     counts = ledgers.counts()
     last: dict[str, str] = {s.key: s.at for s in ledgers.sends}
-    waiting = [n for n in view.notes if not n.reviewed]
+    waiting = [n for n in view.notes if n.awaits_review]
     twins = _twins(view.notes, {n.id for n in waiting})
     items = [
         QueueItem(
