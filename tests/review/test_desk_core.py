@@ -34,6 +34,22 @@ def test_the_queue_puts_the_most_sent_first_and_flags_near_duplicates(
     assert sent not in {q.note.id for q in desk.queue(find_repo(repo))}
 
 
+def test_notes_titled_alike_and_told_in_other_words_are_flagged_as_near_duplicates(
+    abcd: Run, repo: Path, host: Host
+) -> None:
+    """A reviewer's walk: the same lesson learned twice, titled alike, shared too few of all
+    their words (0.31, 0.32) to be flagged; their titles' content stems are the same."""
+    ci = host.note("Use npm ci in CI", "CI installs with npm ci, never npm install.", "npm")
+    again = host.note("CI uses npm ci", "The pipeline runs npm ci so the lockfile wins.", "ci")
+    make = host.note("Run the tests with make test", "make test starts the database.", "test")
+    retold = host.note("Run the tests with make test", "Use make test; not pytest alone.", "make")
+    lint = host.note("Run the linters with make lint", "make lint runs ruff and mypy.", "lint")
+    by_id = {q.note.id: q for q in desk.queue(find_repo(repo))}
+    assert by_id[ci].twins == (again,) and by_id[again].twins == (ci,)
+    assert by_id[make].twins == (retold,) and by_id[retold].twins == (make,)
+    assert by_id[lint].twins == ()  # "run" and "make" alone do not make two notes one
+
+
 def test_a_sessions_sends_list_every_item_it_was_sent(abcd: Run, repo: Path, host: Host) -> None:
     race = host.note("The tests need the race flag", "Run go test -race first.", "race")
     deploy = host.note("Deploys go out on Tuesdays", "Tuesday mornings only.", "deploy")
