@@ -133,3 +133,11 @@ def test_the_unwrapped_scan_lists_what_only_the_unwrapped_judgement_refuses(
     assert "wrapped.md: github-pat:" in shapes
     assert every.splitlines()[-1] == "2 of 4 paragraphs refused unwrapped only", every
     assert "code.py: generic-api-key:" in every
+
+
+def test_the_review_benchmark_answers_every_page_of_a_desk_it_built(tmp_path: Path) -> None:
+    report = tool("bench_review.py", "40", home=tmp_path)
+
+    rows = re.findall(r"^  (.+?) +median +[\d.]+ ms$", report, re.MULTILINE)
+    assert rows == ["queue /", "notes /notes", "search /notes?search=WORD", "a note /notes/ID",
+                    "journal /journal", "replay /journal?seq=half"], report  # fmt: skip

@@ -109,7 +109,8 @@ def bench(count: int) -> None:
     }
     print(f"{count} notes ({count + max(1, count // 10)} events):")
     for name, path in pages.items():
-        times = [_get(server.guard.port, path, cookie) for _ in range(RUNS)]
+        # Every page lives under the run's own folder (`abcd.web.guard.mint_root`).
+        times = [_get(server.guard.port, server.root + path, cookie) for _ in range(RUNS)]
         print(f"  {name:32} median {statistics.median(times) * 1000:8.1f} ms")
     server.shutdown()
     server.server_close()

@@ -420,32 +420,38 @@ def _entry(row: AuditRow, event: Any, revision: int) -> HistoryEntry:
 
 
 def _twins(notes: Sequence[Note], wanted: set[str]) -> dict[str, tuple[str, ...]]:
-    """For each note in `wanted`, the live notes alike enough to be flagged, oldest first."""
+    """For each note in `wanted`, the live notes alike enough to be flagged, oldest first: alike
+    in all their words, or in their titles' content stems (`NEAR_DUPLICATE`)."""
     words = [_words(n) for n in notes]
-    titles: dict[int, frozenset[str]] = {}
-    postings: dict[str, list[int]] = {}
-    for number, held in enumerate(words):
-        for word in held:
-            postings.setdefault(word, []).append(number)
+    titles = [_title_stems(n) for n in notes]
+    postings, title_postings = _postings(words), _postings(titles)
     out: dict[str, tuple[str, ...]] = {}
     for number, note in enumerate(notes):
         if note.id not in wanted:
             continue
-        near: set[int] = set()
-        for word in words[number]:
-            found = postings[word]
-            if len(found) <= TWIN_WORD_MAX_NOTES:
-                near.update(found)
-        near.discard(number)
-        alike = sorted(
-            o
-            for o in near
-            if _alike(words[number], words[o])
-            or _alike(_title(notes, number, titles), _title(notes, o, titles))
-        )
+        alike = _near(number, words, postings) | _near(number, titles, title_postings)
         if alike:
-            out[note.id] = tuple(notes[o].id for o in alike)
+            out[note.id] = tuple(notes[o].id for o in sorted(alike))
     return out
+
+
+def _postings(sets: Sequence[frozenset[str]]) -> dict[str, list[int]]:
+    postings: dict[str, list[int]] = {}
+    for number, held in enumerate(sets):
+        for word in held:
+            postings.setdefault(word, []).append(number)
+    return postings
+
+
+def _near(number: int, sets: Sequence[frozenset[str]], postings: dict[str, list[int]]) -> set[int]:
+    """The notes whose set is alike note `number`'s, found through the words they share."""
+    near: set[int] = set()
+    for word in sets[number]:
+        found = postings[word]
+        if len(found) <= TWIN_WORD_MAX_NOTES:
+            near.update(found)
+    near.discard(number)
+    return {o for o in near if _alike(sets[number], sets[o])}
 
 
 def _words(note: Note) -> frozenset[str]:
@@ -453,14 +459,12 @@ def _words(note: Note) -> frozenset[str]:
     return frozenset(_WORD.findall(text))
 
 
-def _title(notes: Sequence[Note], number: int, seen: dict[int, frozenset[str]]) -> frozenset[str]:
-    """The content stems of note `number`'s title (the term rule's, less the stop words)."""
-    if number not in seen:
-        from abcd.recall.second import STOP_STEMS
-        from abcd.recall.terms import tokens
+def _title_stems(note: Note) -> frozenset[str]:
+    """The content stems of a note's title (the term rule's, less the stop words)."""
+    from abcd.recall.second import STOP_STEMS
+    from abcd.recall.terms import tokens
 
-        seen[number] = frozenset(tokens(notes[number].title)) - STOP_STEMS
-    return seen[number]
+    return frozenset(tokens(note.title)) - STOP_STEMS
 
 
 def _alike(a: frozenset[str], b: frozenset[str]) -> bool:
