@@ -6,7 +6,7 @@
 Cuts every readable file under each FOLDER into paragraphs (split at blank
 lines, each cut to 2,000 characters), folds each as the gate does, and lists
 the paragraphs the secret table passes as written but refuses unwrapped
-(`abcd.gate.fold.unwrapped`: a line break inside a word taken out): the
+(`abcd.gate.fold.unwrapped_forms`: line breaks inside words taken out): the
 unwrapped judgement's false refusals on that text. `--every-rule` judges the
 unwrapped text with the name-and-value rules too, which the gate does not
 (docs/decisions.md, "A key wrapped at the terminal's width").
@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from abcd.gate.fold import fold, unwrapped
+from abcd.gate.fold import fold, unwrapped_forms
 from abcd.gate.secrets import find_secret
 
 
@@ -49,13 +49,12 @@ def main() -> int:
             text = fold(para)
             if find_secret(text, text.lower()) is not None:
                 continue
-            joined = unwrapped(text)
-            if joined is None:
-                continue
-            rule = find_secret(joined, joined.lower(), shapes_only=not args.every_rule)
-            if rule is not None:
-                refused += 1
-                print(f"{path}: {rule.id}: {joined[:160]!r}")
+            for joined in unwrapped_forms(text):
+                rule = find_secret(joined, joined.lower(), shapes_only=not args.every_rule)
+                if rule is not None:
+                    refused += 1
+                    print(f"{path}: {rule.id}: {joined[:160]!r}")
+                    break
     print(f"{refused} of {seen} paragraphs refused unwrapped only")
     return 0
 

@@ -106,6 +106,22 @@ def wrap_inside(rng: random.Random, sample: Sample) -> Sample:
     return Sample(sample.text.replace(secret, wrapped), secret)
 
 
+def terminal_session(rng: random.Random, sample: Sample) -> Sample:
+    """The secret in a terminal's output, wrapped at the terminal's width where the wrap cuts it:
+    the command that printed it on the line before, the shell's prompt on the line after (both
+    glued to it when every line break inside a word is taken out)."""
+    secret = sample.secret
+    cut = sample.text.index(secret) + rng.randrange(1, len(secret))
+    width = max(rng.choice([40, 80, 120]), cut)
+    lead = ("output " * 40)[: width - cut - 1] + " " if width > cut else ""
+    shown = lead + sample.text
+    if len(shown) % width == 0:
+        shown += " ok"  # a last line exactly as wide as the terminal reads as wrapped too
+    lines = [shown[i : i + width] for i in range(0, len(shown), width)]
+    text = "$ cat the-output\n" + "\n".join(lines) + "\ndev@box:~$ exit"
+    return Sample(text, secret)
+
+
 Disguise = Callable[[random.Random, Sample], Sample]
 DISGUISES: dict[str, Disguise] = {
     "plain": lambda rng, sample: sample,
@@ -114,6 +130,7 @@ DISGUISES: dict[str, Disguise] = {
     "mathematical letters": math_letters,
     "escape sequence": escape_inside,
     "wrapped line": wrap_inside,
+    "terminal session": terminal_session,
 }
 
 
@@ -169,7 +186,7 @@ def attempts(per_class: int = 2, seed: int = 11) -> Iterator[Attempt]:
     generators |= EXTRA
     for class_name, (generate, kind, names) in generators.items():
         for disguise_name, disguise in DISGUISES.items():
-            if disguise is wrap_inside and class_name not in SHAPED:
+            if disguise in (wrap_inside, terminal_session) and class_name not in SHAPED:
                 continue  # only the token shapes are judged unwrapped (docs/gate.md says why)
             for _ in range(per_class):
                 sample = disguise(rng, generate(rng))

@@ -46,6 +46,7 @@ def test_the_attempts_number_in_the_hundreds_and_cover_every_disguise() -> None:
         "mathematical letters",
         "escape sequence",
         "wrapped line",
+        "terminal session",
     }
 
 
@@ -64,7 +65,8 @@ def test_every_attempt_is_refused_in_every_field_naming_its_kind_and_field_and_e
 def _another_secret(attempt: Attempt, found: tuple[str, str] | None, field: str) -> bool:
     """True when a secret wrapped onto two lines was refused as a secret of another kind: its
     first line alone can be a value another rule refuses (`NAME=` and half a key)."""
-    wrapped = attempt.name.endswith(" / wrapped line") and attempt.kind.startswith("secret: ")
+    wrapped = attempt.name.endswith((" / wrapped line", " / terminal session"))
+    wrapped = wrapped and attempt.kind.startswith("secret: ")
     return wrapped and found is not None and found[0].startswith("secret: ") and found[1] == field
 
 

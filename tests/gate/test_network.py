@@ -74,6 +74,7 @@ REFUSED = {
         lambda r: "printer.local:631 needs a driver",
         lambda r: "http://nas.local/share",
         lambda r: "postgres://db:5432/app",
+        lambda r: "postgresql+psycopg2://app@db-primary:5432/app",  # a dialect and its driver
         lambda r: "router.lan answers DHCP",
         lambda r: "box.localdomain",
         lambda r: "https://grafana.home/d/abc",
@@ -159,6 +160,9 @@ URL_ADDRESSES = [
     ("http://012.0.0.1/", (10, 0, 0, 1)),  # a leading 0 is octal to a URL parser
     ("postgres://app@0x0a000005:5432/db", (10, 0, 0, 5)),
     ("ssh://134744072./", (8, 8, 8, 8)),  # a trailing dot is the same host
+    ("pip install git+ssh://167772161/org/repo", (10, 0, 0, 1)),  # a scheme and its transport
+    ("mysql+pymysql://app@10.1/db", (10, 0, 0, 1)),  # a dialect and its driver
+    ("ALL_PROXY=socks5h://0xa000001:1080", (10, 0, 0, 1)),
 ]
 
 
@@ -166,7 +170,7 @@ URL_ADDRESSES = [
 def test_a_network_urls_host_is_read_as_a_url_parser_reads_it(
     text: str, octets: tuple[int, int, int, int]
 ) -> None:
-    host = re.search(r"//(?:[^@/]*@)?([^:/]+)", text)
+    host = re.search(r"//(?:[^@/]*@)?([^:/]+)", text)  # the host, as the URL's parser finds it
     assert host is not None
     assert network.url_ipv4(host.group(1)) == octets
     assert kind_of(text) == IPV4
@@ -181,6 +185,8 @@ def test_a_network_urls_host_is_read_as_a_url_parser_reads_it(
         "http://09.1.2.3/ and http://1.0x1g/",  # not a number in any base: not valid
         "s3://3232235777/key and docker://167772161/x",  # not a network scheme
         "http://v1.2/ and https://api.example.com:443/v2",
+        "allow http://192.168.1.* and http://10.0.* in the proxy",  # patterns, not hosts
+        "the VPC http://10.0.0.0/8 and http://192.168.1.0/24",  # CIDR ranges, as without a scheme
     ],
 )
 def test_url_hosts_that_address_nobody_pass(text: str) -> None:

@@ -26,6 +26,8 @@ hidden characters comes out whole.
 
 from __future__ import annotations
 
+import itertools
+
 # Unicode 15's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt),
 # and U+2800 BRAILLE PATTERN BLANK, which renders as nothing but is a symbol.
 _IGNORABLE_RANGES = (
@@ -138,29 +140,67 @@ def fold(text: str) -> str:
     return _drop_hidden(text)
 
 
-def unwrapped(text: str) -> str | None:
-    """`text` with every line break that falls inside a word taken out, else `None` when it has none.
+# A terminal wraps a line at its width; a line narrower than this was ended by its writer.
+WRAPPED_LINE_MIN_CHARS = 40
+
+
+def unwrapped_forms(text: str) -> list[str]:
+    """`text` with line breaks that fall inside a word taken out, in up to two forms; none when
+    it has no such break.
 
     A value copied from a terminal that wrapped it at its width, or from a
     tool that wraps its output (`base64` at 76 columns), comes with a line
     break in the middle and nothing else: the break has a character other
     than a space on both sides. A break with a space, a tab or another
     break beside it (indented code, YAML, a blank line) is the text's own
-    and stays. `\r\n` counts as one break. The secrets are judged on this
-    form too, so a key wrapped onto two lines is refused as it is on one.
+    and stays. `\r\n` counts as one break.
+
+    The first form takes out every such break. That also glues a line's
+    last word onto the next line's first (a shell command onto the key it
+    printed, the key onto `Done`), which fails a token shape's check that
+    no letter or digit touches it; so the second form takes out only the
+    breaks a terminal makes (`_wrapped`), and is given when it differs.
     """
     lines = text.split("\n")
     if len(lines) == 1:
-        return None
-    out = [lines[0]]
-    joined = False
-    for line in lines[1:]:
-        last = out[-1]
-        if last.endswith("\r"):
-            last = last[:-1]
-        if last and line and not last[-1].isspace() and not line[0].isspace():
-            out[-1] = last + line
-            joined = True
-        else:
-            out.append(line)
-    return "\n".join(out) if joined else None
+        return []
+    lines = [line.removesuffix("\r") for line in lines[:-1]] + [lines[-1]]
+    inside = [
+        bool(before) and bool(after) and not before[-1].isspace() and not after[0].isspace()
+        for before, after in itertools.pairwise(lines)
+    ]
+    if not any(inside):
+        return []
+    forms = [_joined(lines, inside)]
+    wrapped = _wrapped(lines, inside)
+    if wrapped != inside and any(wrapped):
+        forms.append(_joined(lines, wrapped))
+    return forms
+
+
+def _wrapped(lines: list[str], inside: list[bool]) -> list[bool]:
+    """Which of the breaks inside words a terminal made: a run of lines of one width (at least
+    `WRAPPED_LINE_MIN_CHARS`, and not narrower than the line after its first), each but the last
+    of a wrapped line, then the last, narrower one, whose own break is its writer's."""
+    out = [False] * len(inside)
+    width = 0  # the run's width; 0 outside a run
+    for i, glued in enumerate(inside):
+        size = len(lines[i])
+        if width:
+            out[i] = glued and size == width
+            if not out[i]:
+                width = 0  # the run's last line: its break ends it, and starts none
+            continue
+        if glued and size >= WRAPPED_LINE_MIN_CHARS and size >= len(lines[i + 1]):
+            out[i], width = True, size
+    return out
+
+
+def _joined(lines: list[str], join: list[bool]) -> str:
+    """`lines` put back together, without a break after each line whose `join` is true."""
+    pieces = [lines[0]]
+    for line, glued in zip(lines[1:], join, strict=True):
+        if not glued:
+            pieces.append("\n")
+        pieces.append(line)
+    return "".join(pieces)

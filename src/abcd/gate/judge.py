@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from abcd.gate.compiled import GateUnavailable
 from abcd.gate.finding import GATE_UNAVAILABLE, INPUT_TOO_LONG, Finding
-from abcd.gate.fold import fold, unwrapped
+from abcd.gate.fold import fold, unwrapped_forms
 from abcd.gate.homepath import find_home_path
 from abcd.gate.limits import GATE_INPUT_MAX_CHARS
 from abcd.gate.names import PRIVATE_NAME, names_matcher
@@ -52,9 +52,10 @@ def judge_text(
     lowered = text.lower()
     kind = find_secret(text, lowered)
     if kind is None and "\n" in text:
-        joined = unwrapped(text)
-        if joined is not None:
+        for joined in unwrapped_forms(text):
             kind = find_secret(joined, joined.lower(), shapes_only=True)
+            if kind is not None:
+                break
     if kind is not None:
         return kind.kind
     if not stamp:

@@ -88,8 +88,21 @@ _NETWORK_SCHEMES = frozenset(
         *("mysql", "mariadb", "mongodb", "mongodb+srv", "amqp", "amqps", "mqtt", "nats", "kafka"),
         *("grpc", "grpcs", "tcp", "udp", "imap", "imaps", "smtp", "smtps", "pop3", "rtsp", "vnc"),
         *("rdp", "jdbc", "memcached", "couchdb", "elasticsearch", "clickhouse"),
+        *("socks4", "socks4a", "socks5", "socks5h"),
     )
 )
+
+
+def _network_scheme(scheme: str) -> bool:
+    """Whether a URL of `scheme` names a machine: one of `_NETWORK_SCHEMES`, or a compound of
+    one (`git+ssh`, `postgresql+psycopg2`, `mysql+pymysql`: a dialect and its driver)."""
+    lowered = scheme.lower()
+    return lowered in _NETWORK_SCHEMES or any(p in _NETWORK_SCHEMES for p in lowered.split("+"))
+
+
+# What may follow a URL's host: its end, a port, a path, a query, a fragment, or the text's own
+# punctuation. Anything else (`http://10.0.*`, `http://192.168.1.x`) is a pattern, not a host.
+_HOST_ENDS = frozenset(":/?#\"'<>()[]{},;`") | frozenset(" \t\r\n")
 # Lower-case words people write where a host goes; they name no machine.
 _PLACEHOLDER_HOSTS = frozenset(
     ("host", "hostname", "your-host", "yourhost", "server-name", "domain", "your-domain", "example")
@@ -303,7 +316,7 @@ def _is_private_host(scheme: str, host: str) -> bool:
     if lowered == "localhost" or _is_doc_domain(lowered):
         return False
     if "." not in lowered:
-        if scheme.lower() not in _NETWORK_SCHEMES or lowered in _PLACEHOLDER_HOSTS:
+        if not _network_scheme(scheme) or lowered in _PLACEHOLDER_HOSTS:
             return False
         return not name.isupper()  # `http://HOST:PORT/` is a placeholder
     if lowered.endswith(".home.arpa"):  # RFC 8375, the home network's own domain
@@ -311,13 +324,25 @@ def _is_private_host(scheme: str, host: str) -> bool:
     return lowered.rsplit(".", 1)[-1] in _PRIVATE_SUFFIXES
 
 
+def _dotted_decimal(host: str) -> bool:
+    """Whether `host` is four decimal parts with no leading zero: the form `_ipv4` judges."""
+    parts = host.split(".")
+    return len(parts) == 4 and all(
+        p.isascii() and p.isdigit() and len(p) <= 3 and (p == "0" or p[0] != "0") for p in parts
+    )
+
+
 def _url_ipv4(text: str) -> bool:
     """True when a network URL's host is an IPv4 address that identifies a host, in any form a URL
     parser reads (`_ipv4` finds the dotted decimal form anywhere; this, the rest)."""
     for m in compiled("url-host", _URL).finditer(text):
         host = m.group(2)
-        if m.group(1).lower() not in _NETWORK_SCHEMES or not _ends_in_a_number(host):
+        if not _network_scheme(m.group(1)) or not _ends_in_a_number(host):
             continue
+        if m.end(2) < len(text) and text[m.end(2)] not in _HOST_ENDS:
+            continue
+        if _dotted_decimal(host.rstrip(".")):
+            continue  # `_ipv4` judged it, with its CIDR ranges (`http://10.0.0.0/8` passes)
         octets = url_ipv4(host)
         if octets is not None and ipv4_identifies(octets):
             return True
