@@ -95,6 +95,14 @@ def wrapped_body(size: int = 2048, width: int = 76) -> str:
     return "\n".join(body[i : i + width] for i in range(0, len(body), width))[:size]
 
 
+def prose_body(size: int = 2048, width: int = 72) -> str:
+    """The realistic body hard-wrapped at `width` columns between words, as notes in markdown
+    often are: every break inside no word but between two (so the unwrapped forms differ)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(realistic_body(size), width))[:size]
+
+
 def _median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
@@ -107,6 +115,7 @@ def bench_judge(runs: int = 2000) -> None:
         ("realistic 2 KiB body", realistic_body()),
         ("worst case 2 KiB", worst_body()),
         ("worst case 2 KiB, wrapped at 76 columns", wrapped_body()),
+        ("realistic 2 KiB, hard-wrapped at 72 columns", prose_body()),
     ):
         assert judge_note("A lesson about the journal lock", body, recall) is None, name
         times = []
@@ -167,6 +176,7 @@ def bodies() -> list[tuple[str, str]]:
         ("realistic", realistic_body()),
         ("worst case", worst_body()),
         ("worst case wrapped", wrapped_body()),
+        ("realistic hard-wrapped", prose_body()),
     ]
 
 

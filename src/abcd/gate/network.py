@@ -17,8 +17,9 @@ Every other IPv4 address is refused, public ones included (`8.8.8.8`), and so
 is any four-part dotted quad that is a valid address (`1.2.3.4`): version
 numbers have at most three parts. A network URL's host is read as a URL
 parser reads it, so the other forms of an address are refused there too
-(`http://3232235777/`, `http://10.1/`, `http://0xc0.0xa8.1.1/`). IPv6 candidates are parsed by the stdlib
-`ipaddress`, imported only when a candidate appears.
+(`http://3232235777/`, `http://10.1/`, `http://0xc0.0xa8.1.1/`). IPv6
+candidates are parsed by the stdlib `ipaddress`, imported only when a
+candidate appears.
 
 Invariant: the functions here return a kind or `None`, never the candidate.
 """

@@ -578,13 +578,18 @@ def _set_aside_unfinished(segs: Segments, number: int, start: int, last: str) ->
     data = segs.read(number, start)
     stamp = now_rfc3339().replace(":", "").replace("-", "")[:15]
     rel = f"{RECOVERED_DIR}/{stamp}-unfinished-{last[:12]}"
-    name = f"{segment_name(number)}.from-{start}"
     with segs.home.folder(rel, create=True) as dfd:
         assert dfd is not None
-        try:
-            create_synced(name, data, dfd)
-        except FileExistsError:
-            pass  # a writer before this one copied it and died before the cut
+        for copy in range(1, 100):
+            # A writer before this one may have died copying it (before the cut): keep both.
+            name = f"{segment_name(number)}.from-{start}" + (f".{copy}" if copy > 1 else "")
+            try:
+                create_synced(name, data, dfd)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise StorageError(f"{segs.home.shown(rel)}: cannot set the unfinished batch aside")
         os.fsync(dfd)
     lines = data.count(b"\n")
     print(
