@@ -389,6 +389,66 @@ def test_a_promotion_takes_the_note_out_of_the_queue_until_it_is_revised(
     assert {q.note.id for q in desk.queue(find_repo(repo))} == {promoted, other}
 
 
+@pytest.mark.parametrize("flag", ["--unreviewed", "--search", "--since"])
+def test_a_filter_that_keeps_the_personal_note_and_drops_its_project_copy_lists_it(
+    abcd: Run, repo: Path, flag: str
+) -> None:
+    """Found by a second look: the listing looked the project copy up among the entries the
+    filter left, and a traceback came out when the filter had dropped it."""
+    note_id = add(abcd)
+    assert at_a_terminal(["memory", "promote", note_id], "yes", repo)[0] == 0
+    assert abcd("memory", "revise", note_id, "--by", BY, stdin="Run make race.").code == 0
+    revised_at = show(abcd, note_id)["note"]["revised_at"]
+    flags = {"--unreviewed": [], "--search": ["make race"], "--since": [revised_at]}[flag]
+
+    listed_text = abcd("memory", "list", flag, *flags)
+
+    assert listed_text.code == 0 and listed_text.err == "", listed_text.err
+    assert "project note of the same id is recalled in its place (its text differs" in (
+        listed_text.out
+    )
+    assert "project note, in .abcd/memory.json" not in listed_text.out  # the filter dropped it
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        {"revision": None},
+        {"revision": "1", "revised_by": "person", "revised_at": "2026-12-01T00:00:00Z"},
+        {"revision": True, "revised_by": "person", "revised_at": "2026-12-01T00:00:00Z"},
+        {"revision": -1, "revised_by": "person", "revised_at": "2026-12-01T00:00:00Z"},
+        {"revision": 1, "revised_by": "person"},
+        {"revision": 1, "revised_by": "person", "revised_at": 5},
+    ],
+)
+def test_revision_keys_the_hook_does_not_read_never_make_the_cli_refuse_the_file(
+    abcd: Run, repo: Path, host: Host, keys: dict[str, Any]
+) -> None:
+    """The hook reads a project note's four keys by name and serves the file whatever else it
+    holds; `memory list`, `show` and the merge driver read it too, so keys of another shape
+    must not make them refuse it (a stamp is shown only in the shape promotion writes)."""
+    note_id = add(abcd)
+    assert at_a_terminal(["memory", "promote", note_id], "yes", repo)[0] == 0
+    path = repo / ".abcd" / "memory.json"
+    doc = json.loads(path.read_text())
+    doc["notes"][0].update(keys)
+    path.write_text(json.dumps(doc))
+
+    listed_text = abcd("memory", "list")
+    shown = abcd("memory", "show", note_id)
+    _, said = host.plain("how do I run the race test")
+
+    assert listed_text.code == 0 and "unreadable" not in listed_text.err, listed_text.err
+    assert "revision" not in listed_text.out.split("project note")[1]
+    assert shown.code == 0 and "its text is revision" not in shown.out
+    assert "(project)" in said
+    base = repo / "base.json"
+    base.write_text(json.dumps({"schema_version": 1, "notes": []}))
+    merged = abcd("memory", "merge", str(base), str(path), str(base))
+    assert merged.code == 0, merged.err
+    assert json.loads(path.read_text())["notes"][0] == doc["notes"][0]  # kept as it was
+
+
 def test_a_promoted_note_is_refused_a_second_promotion(abcd: Run, repo: Path) -> None:
     note_id = add(abcd)
     assert at_a_terminal(["memory", "promote", note_id], "yes", repo)[0] == 0

@@ -48,6 +48,10 @@ def test_notes_titled_alike_and_told_in_other_words_are_flagged_as_near_duplicat
     assert by_id[ci].twins == (again,) and by_id[again].twins == (ci,)
     assert by_id[make].twins == (retold,) and by_id[retold].twins == (make,)
     assert by_id[lint].twins == ()  # "run" and "make" alone do not make two notes one
+    tests = host.note("Tests", "pytest runs them.", "pytest")
+    testing = host.note("Testing", "jest runs them in the web app.", "jest")
+    by_id = {q.note.id: q for q in desk.queue(find_repo(repo))}
+    assert by_id[tests].twins == by_id[testing].twins == ()  # one word says too little
 
 
 def test_a_sessions_sends_list_every_item_it_was_sent(abcd: Run, repo: Path, host: Host) -> None:

@@ -70,10 +70,9 @@ def story_lines(story: Story) -> list[str]:
         p = story.project
         lines.append(f"{p.id}  {p.title}")
         lines.append(f"  project note, in {PROJECT_MEMORY_REL}: recalled in this repository")
-        if p.revision:
-            lines.append(
-                f"  its text is revision {p.revision}, by {p.revised_by} at {p.revised_at}"
-            )
+        stamp = p.revision_stamp()
+        if stamp is not None:
+            lines.append(f"  its text is revision {stamp[0]}, by {stamp[1]} at {stamp[2]}")
         if note is not None:
             lines.append("  (it suppresses the personal note of the same id in recall)")
         lines += _text(p.title, p.body, p.recall, "  ")

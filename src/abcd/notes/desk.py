@@ -460,11 +460,13 @@ def _words(note: Note) -> frozenset[str]:
 
 
 def _title_stems(note: Note) -> frozenset[str]:
-    """The content stems of a note's title (the term rule's, less the stop words)."""
+    """The content stems of a note's title (the term rule's, less the stop words); none when it
+    has fewer than two, since one word ("Tests", "Testing") says too little to pair two notes."""
     from abcd.recall.second import STOP_STEMS
     from abcd.recall.terms import tokens
 
-    return frozenset(tokens(note.title)) - STOP_STEMS
+    stems = frozenset(tokens(note.title)) - STOP_STEMS
+    return stems if len(stems) >= 2 else frozenset()
 
 
 def _alike(a: frozenset[str], b: frozenset[str]) -> bool:

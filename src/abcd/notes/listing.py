@@ -30,6 +30,9 @@ class Listed:
     unreadable: list[str] = field(default_factory=list)
     # Root commit -> the folder it was last seen in (`abcd.notes.places`), for the text only.
     places: dict[str, str] = field(default_factory=dict)
+    # The ids of the personal notes this checkout's project note of the same id replaces, each
+    # with whether the two texts differ; kept whatever a filter leaves of `entries`.
+    shadowed: dict[str, bool] = field(default_factory=dict)
 
 
 def _machine_notes(listed: Listed) -> tuple[Note, ...]:
@@ -105,20 +108,27 @@ def list_notes(repo: Repo | None) -> Listed:
                 "session": pnote.session,
                 "layer": "project",
                 "reach": PROJECT,
-                "revision": pnote.revision,
-                "revised_by": pnote.revised_by,
-                "revised_at": pnote.revised_at,
+                **_revision_fields(pnote),
             }
         )
-    project = {e["id"] for e in listed.entries if e["layer"] == "project"}
+    project = {e["id"]: e for e in listed.entries if e["layer"] == "project"}
     for entry in listed.entries:
         if entry["layer"] == "machine":
             # Recall sends the checkout's project note in its place here (narrower scope wins).
-            entry["shadowed_by_project"] = entry["id"] in project and entry["reach"] in (
-                THIS_REPOSITORY,
-                EVERYWHERE,
-            )
+            twin = project.get(entry["id"])
+            shadowed = twin is not None and entry["reach"] in (THIS_REPOSITORY, EVERYWHERE)
+            entry["shadowed_by_project"] = shadowed
+            if twin is not None and shadowed:
+                keys = ("title", "body", "recall")
+                listed.shadowed[entry["id"]] = any(twin[k] != entry[k] for k in keys)
     return listed
+
+
+def _revision_fields(pnote: ProjectNote) -> dict[str, Any]:
+    """A project note's revision stamp as the listing shows it (zero and nulls without one)."""
+    stamp = pnote.revision_stamp()
+    number, by, at = stamp if stamp is not None else (0, None, None)
+    return {"revision": number, "revised_by": by, "revised_at": at}
 
 
 def _stamps_line(entry: dict[str, Any]) -> str | None:
@@ -139,15 +149,15 @@ def _stamps_line(entry: dict[str, Any]) -> str | None:
     return "  " + "; ".join(parts) if parts else None
 
 
-def _shadowed(entry: dict[str, Any], project: dict[str, dict[str, Any]]) -> str:
+def _shadowed(entry: dict[str, Any], shadowed: dict[str, bool]) -> str:
     """What the listing adds to a personal note the checkout's project note of the same id
     suppresses here (recall sends the project's copy), else nothing."""
-    if not entry["shadowed_by_project"]:
+    if entry["id"] not in shadowed:
         return ""
-    twin = project[entry["id"]]
-    same = all(twin[k] == entry[k] for k in ("title", "body", "recall"))
     return "; in this checkout the project note of the same id is recalled in its place" + (
-        "" if same else " (its text differs: .abcd/memory.json holds what is sent here)"
+        " (its text differs: .abcd/memory.json holds what is sent here)"
+        if shadowed[entry["id"]]
+        else ""
     )
 
 
@@ -155,7 +165,6 @@ def render(listed: Listed) -> list[str]:
     lines: list[str] = []
     if not listed.entries:
         lines.append("no notes")
-    project = {e["id"]: e for e in listed.entries if e["layer"] == "project"}
     for entry in listed.entries:
         session = f"session {entry['session']}" if entry["session"] else "session unknown"
         by = entry["written_by"] or "writer unknown"
@@ -174,7 +183,7 @@ def render(listed: Listed) -> list[str]:
         else:
             lines.append(
                 f"  personal note, recalled {where if where == EVERYWHERE else 'in ' + where}"
-                + _shadowed(entry, project)
+                + _shadowed(entry, listed.shadowed)
             )
         lines.append(f"  recall: {', '.join(entry['recall'])}")
         lines.append(f"  written by {by} at {at}, {session}, origin {entry['origin']}")

@@ -9,6 +9,8 @@ nothing.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_PLAIN
@@ -35,9 +37,21 @@ class ProjectNote(msgspec.Struct, kw_only=True, frozen=True):
     written_by: str | None = None
     written_at: str | None = None
     session: str | None = None
-    revision: int = 0
-    revised_by: str | None = None
-    revised_at: str | None = None
+    # Read as they are, never refused: the hook does not read them, so a file it serves is not
+    # refused by the CLI for them (`revision_stamp` says whether they make a stamp to show).
+    revision: Any = 0
+    revised_by: Any = None
+    revised_at: Any = None
+
+    def revision_stamp(self) -> tuple[int, str, str] | None:
+        """`(revision, revised_by, revised_at)` when the note says whose revision its text is, in
+        the shapes promotion writes them; else `None` (absent, or not in those shapes)."""
+        number, by, at = self.revision, self.revised_by, self.revised_at
+        if type(number) is not int or number < 1:
+            return None
+        if not isinstance(by, str) or not isinstance(at, str):
+            return None
+        return number, by, at
 
 
 # The keys a project note holds only when its text is a revision's (see `ProjectNote`).

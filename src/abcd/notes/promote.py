@@ -144,13 +144,13 @@ def project_note(note: Note) -> ProjectNote:
 
 def encode_project_file(notes: tuple[ProjectNote, ...]) -> bytes:
     """The project file's bytes: indented, one key a line, so a reviewer reads the diff. A note's
-    revision keys are written only when it holds a revision's text, so every other note's lines
-    stay as they were."""
+    revision keys are written only when it holds a revision's text (or the file held them, as
+    they were), so every other note's lines stay as they were."""
     shown = []
     for note in notes:
         fields = msgspec.structs.asdict(note)
-        if not note.revision:
-            for key in REVISION_KEYS:
+        if note.revision == 0 and note.revised_by is None and note.revised_at is None:
+            for key in REVISION_KEYS:  # a note promoted as added, or a file from before the keys
                 del fields[key]
         shown.append(fields)
     raw = msgspec.json.encode({"schema_version": VIEW_SCHEMA_PLAIN, "notes": shown})
