@@ -481,6 +481,33 @@ def test_show_lists_every_session_a_note_was_sent_to_with_form_and_fill(
     assert sent[0]["ledger"] != sent[1]["ledger"] and sent[0]["at"] <= sent[1]["at"]
 
 
+def test_each_send_says_which_of_the_notes_texts_it_carried(
+    abcd: Run, repo: Path, host: Host
+) -> None:
+    """A reviewer's walk: a send listed under a revised note read as if the new text went out.
+    The ledger keys each send by a digest of the text sent; the story names the text it was."""
+    note_id = add(abcd)
+    host.start("s1")
+    host.prompt("how do I run the race test", session="s1")
+    assert abcd("memory", "revise", note_id, "--by", BY, stdin="Run make race.").code == 0
+    host.start("s2")
+    host.prompt("how do I run the race test", session="s2")
+    assert at_a_terminal(["memory", "promote", note_id], "yes", repo)[0] == 0
+    host.start("s3")
+    host.prompt("how do I run the race test", session="s3")
+
+    sent = show(abcd, note_id)["sent"]
+    shown = abcd("memory", "show", note_id).out
+
+    assert [s["text"] for s in sent] == ["revision 0", "revision 1", "the project's copy"]
+    lines = shown.split("sent (3 time(s)")[1].splitlines()[1:4]
+    assert [line.rsplit("  ", 1)[1] for line in lines] == [
+        "revision 0",
+        "revision 1",
+        "the project's copy",
+    ]
+
+
 def test_a_session_is_named_by_its_id_when_the_journal_knows_it(
     abcd: Run, repo: Path, host: Host
 ) -> None:

@@ -40,7 +40,8 @@ def _send(send: Send) -> str:
     fill = f"{send.percent:.0f}% full ({send.fill})" if send.percent is not None else send.fill
     if send.percent is None and send.fill == "unknown":
         fill = "fill unknown"
-    return f"  {send.at}  {send.shown_session}  {send.form}  window {fill}"
+    text = f"  {send.text}" if send.text is not None else ""
+    return f"  {send.at}  {send.shown_session}  {send.form}  window {fill}{text}"
 
 
 def story_lines(story: Story) -> list[str]:

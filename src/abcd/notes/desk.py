@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -207,6 +207,7 @@ def story(note_id: str, repo: Repo | None = None) -> Story:
     reach = listing.PROJECT if project is not None else "removed"
     if note is not None:
         reach = listing.reach(note, repo)
+    texts = _texts_sent(history, project)
     return Story(
         id=note_id,
         note=note,
@@ -214,9 +215,28 @@ def story(note_id: str, repo: Repo | None = None) -> Story:
         reach=reach,
         removed=removed,
         history=tuple(history),
-        sent=tuple(ledgers.of(note_id)),
+        sent=tuple(replace(s, text=texts.get(s.signature)) for s in ledgers.of(note_id)),
         problems=tuple(problems + ledgers.problems),
     )
+
+
+def _texts_sent(history: Sequence[HistoryEntry], project: ProjectNote | None) -> dict[str, str]:
+    """Which of a note's texts a send carried, by the ledger's signature of it: `revision N` for
+    each text an add or a revision wrote (the personal note's), `the project's copy` for the
+    checkout's project note of the same id."""
+    from abcd.recall.items import content_signature
+
+    texts = {}
+    for entry in history:
+        if entry.title is not None and entry.body is not None and entry.recall is not None:
+            signature = content_signature("note", "machine", entry.title, entry.body, entry.recall)
+            texts[signature] = f"revision {entry.revision}"
+    if project is not None:
+        signature = content_signature(
+            "note", "project", project.title, project.body, project.recall
+        )
+        texts[signature] = "the project's copy"
+    return texts
 
 
 def queue(repo: Repo | None = None) -> tuple[QueueItem, ...]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from abcd.errors import AbcdError
 from abcd.session.events import (
@@ -51,6 +51,8 @@ class Send:
     form: str  # "full" or "line" ("short" for a rule domain)
     percent: float | None  # how full the window was, when known
     fill: str  # where that figure came from: statusline, transcript, unknown, or not recorded
+    signature: str = ""  # the ledger's digest of the text sent (`Item.signature`)
+    text: str | None = None  # which text that was, when the note's story knows it (`desk.story`)
 
     @property
     def shown_session(self) -> str:
@@ -117,7 +119,8 @@ def _sends(
                 (used.percent, used.source) if used is not None else _read_fill(readings, record.at)
             )
             key = event.key if isinstance(event, ItemRecalled) else f"domain:{event.name}"
-            out.append(Send(key, session, ledger, record.at, event.form, percent, source))
+            send = Send(key, session, ledger, record.at, event.form, percent, source)
+            out.append(replace(send, signature=event.signature))
         # A prompt's fill.used stands for that prompt's sends only.
         if not isinstance(event, FillUsed | ItemRecalled | DomainInjected):
             used = None

@@ -43,7 +43,7 @@ from abcd.trust.guarded import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any, Protocol, TypeGuard
 
     class ParsedFiles(Protocol):
@@ -168,14 +168,20 @@ class Item:
         Worked out once: the take, the stem cache and the hook's record all ask for it.
         """
         if self._signature is None:
-            text = "\x1f".join(
-                (self.kind, self.layer, self.title, self.body, "\x1e".join(self.recall))
+            self._signature = content_signature(
+                self.kind, self.layer, self.title, self.body, self.recall
             )
-            self._signature = sha256_hex(text.encode("utf-8"))[:32]
         return self._signature
 
     def __repr__(self) -> str:
         return f"Item({self.key!r}, {self.layer!r})"
+
+
+def content_signature(kind: str, layer: str, title: str, body: str, recall: Sequence[str]) -> str:
+    """The digest of an item's content and layer that the ledger keys a send by: `Item.signature`,
+    and what the desk matches a send against to say which of a note's texts it carried."""
+    text = "\x1f".join((kind, layer, title, body, "\x1e".join(recall)))
+    return sha256_hex(text.encode("utf-8"))[:32]
 
 
 class Problem:

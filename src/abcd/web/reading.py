@@ -79,6 +79,7 @@ class SendRow:
     form: str
     fill: str
     key: str = ""  # the item sent: a note id, `page:<file>` or `domain:<name>`
+    text: str = ""  # which of the note's texts it carried (`revision 1`), when known
 
 
 @dataclass
@@ -282,6 +283,7 @@ def _send_row(send: desk.Send) -> SendRow:
         form=FORMS.get(send.form, send.form),
         fill=f"{send.percent:.0f}% ({send.fill})" if send.percent is not None else send.fill,
         key=send.key,
+        text=send.text or "",
     )
 
 
