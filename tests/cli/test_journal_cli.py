@@ -6,6 +6,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import BY, Run
 
 
@@ -81,6 +83,17 @@ def test_audit_refuses_a_time_it_cannot_read(abcd: Run) -> None:
     add(abcd, "one")
     result = abcd("journal", "audit", "--since", "yesterday-ish")
     assert result.code == 2 and "not a time" in result.err
+
+
+@pytest.mark.parametrize("command", [("journal", "audit"), ("memory", "list")])
+def test_an_empty_by_is_a_usage_error_not_a_filter_of_everything_or_nothing(
+    abcd: Run, command: tuple[str, ...]
+) -> None:
+    """`audit --by ""` listed every event where `list --by ""` listed no note."""
+    add(abcd, "one")
+    result = abcd(*command, "--by", "")
+    assert (result.code, result.out) == (2, "")
+    assert result.err == "abcd: --by is empty: give a writer (Claude, Claude:MODEL or person)\n"
 
 
 def test_audit_refuses_a_note_id_that_is_none_as_memory_show_does(abcd: Run) -> None:

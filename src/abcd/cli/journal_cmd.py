@@ -149,6 +149,7 @@ def audit(
         history.parse_time(since)  # a usage error, journal or none
     if note is not None:
         check_note_id(note)  # refused as `memory show` refuses it, journal or none
+    history.check_by(by)
     home = Home.open()
     rows: list[history.AuditRow] = []
     broken: JournalBroken | None = None

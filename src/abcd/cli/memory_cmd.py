@@ -17,6 +17,7 @@ from abcd.cli.app import command_group
 from abcd.cli.output import at_terminal, emit_json, notice
 from abcd.constants import IMPORT_MAX_BYTES, RECALL_FEW_WORDS
 from abcd.errors import AbcdError, Refused
+from abcd.journal import history
 from abcd.journal.events import Origin
 from abcd.notes import desk, listing, places, service
 from abcd.notes.limits import PERSON, Draft, check_draft, check_session, check_written_by
@@ -412,6 +413,7 @@ def list_(
       abcd memory list --json
       abcd memory list --unreviewed --by Claude --search race
     """
+    history.check_by(by)
     flt = desk.Filter(text=search, by=by, since=since, unreviewed=unreviewed)
     listed = desk.find(flt, find_repo())
     if json:

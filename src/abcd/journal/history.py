@@ -130,6 +130,13 @@ def parse_time(text: str) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def check_by(wanted: str | None) -> None:
+    """A usage error for an empty `--by`, which would match nothing in one command and
+    everything in another."""
+    if wanted is not None and not wanted.strip():
+        raise UsageError("--by is empty: give a writer (Claude, Claude:MODEL or person)")
+
+
 def matches_by(row_by: str, wanted: str) -> bool:
     """`--by Claude` matches every Claude model; `--by Claude:claude-opus-4-8` one model; in any
     case (`--by claude`, `--by Person`), as `--search` is."""
