@@ -449,6 +449,37 @@ def test_revision_keys_the_hook_does_not_read_never_make_the_cli_refuse_the_file
     assert json.loads(path.read_text())["notes"][0] == doc["notes"][0]  # kept as it was
 
 
+def test_list_here_shows_what_this_checkout_recalls_and_nothing_of_another(
+    abcd: Run, repo: Path, tmp_path: Path
+) -> None:
+    """A reviewer going through one project grepped `list` for "this repository"."""
+    mine = add(abcd)
+    everywhere = add(abcd, "Commit messages in the imperative", everywhere=True)
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    git(other, "-c", "user.name=t", "-c", "user.email=t@example.com",
+        "commit", "-q", "--allow-empty", "-m", "root")  # fmt: skip
+    elsewhere = abcd("memory", "add", "--title", "Deploys go out on Tuesdays", "--recall",
+                     "deploy", "--by", BY, stdin="B.", cwd=other).out.strip()  # fmt: skip
+    promoted = add(abcd, "Migrations are numbered by date", recall=("migration",))
+    assert at_a_terminal(["memory", "promote", promoted], "yes", repo)[0] == 0
+
+    here = abcd("memory", "list", "--here", "--json")
+
+    assert here.code == 0, here.err
+    assert [(e["id"], e["layer"]) for e in json.loads(here.out)["notes"]] == [
+        (mine, "machine"),
+        (everywhere, "machine"),
+        (promoted, "machine"),
+        (promoted, "project"),
+    ]
+    assert elsewhere in listed(abcd)  # without --here, every note
+    outside = abcd("memory", "list", "--here", cwd=tmp_path)
+    assert (outside.code, outside.out) == (2, "")
+    assert outside.err == "abcd: --here lists what a checkout recalls: run it inside one\n"
+
+
 def test_a_promoted_note_is_refused_a_second_promotion(abcd: Run, repo: Path) -> None:
     note_id = add(abcd)
     assert at_a_terminal(["memory", "promote", note_id], "yes", repo)[0] == 0

@@ -16,7 +16,7 @@ from abcd.cli import desk_text
 from abcd.cli.app import command_group
 from abcd.cli.output import at_terminal, emit_json, notice
 from abcd.constants import IMPORT_MAX_BYTES, RECALL_FEW_WORDS
-from abcd.errors import AbcdError, Refused
+from abcd.errors import AbcdError, Refused, UsageError
 from abcd.journal import history
 from abcd.journal.events import Origin
 from abcd.notes import desk, listing, places, service
@@ -405,6 +405,14 @@ def list_(
             help="Only personal notes no person has kept or promoted as they stand.",
         ),
     ] = False,
+    here: Annotated[
+        bool,
+        typer.Option(
+            "--here",
+            help="Only notes recalled in this checkout: its own, those recalled everywhere, "
+            "and its project notes.",
+        ),
+    ] = False,
 ) -> None:
     """Every note in both layers, with its stamps and where it is recalled.
 
@@ -412,10 +420,14 @@ def list_(
     Example:
       abcd memory list --json
       abcd memory list --unreviewed --by Claude --search race
+      abcd memory list --here --unreviewed
     """
     history.check_by(by)
-    flt = desk.Filter(text=search, by=by, since=since, unreviewed=unreviewed)
-    listed = desk.find(flt, find_repo())
+    repo = find_repo()
+    if here and repo is None:
+        raise UsageError("--here lists what a checkout recalls: run it inside one")
+    flt = desk.Filter(text=search, by=by, since=since, unreviewed=unreviewed, here=here)
+    listed = desk.find(flt, repo)
     if json:
         emit_json({"notes": listed.entries, "unreadable": listed.unreadable})
     else:

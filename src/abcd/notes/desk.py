@@ -138,6 +138,7 @@ class Filter:
     by: str | None = None  # who wrote or revised it (`Claude` matches every Claude model)
     since: str | None = None  # written or revised at or after this time (RFC 3339 or a date)
     unreviewed: bool = False  # personal notes no person has kept or promoted as they stand
+    here: bool = False  # notes recalled in this checkout (its own, everywhere, its project's)
 
     def matches(self, entry: dict[str, Any]) -> bool:
         if self.text is not None:
@@ -154,6 +155,8 @@ class Filter:
             times = [t for t in (entry.get("written_at"), entry.get("revised_at")) if t]
             if not any(t >= since for t in times):
                 return False
+        if self.here and entry["reach"] == listing.ANOTHER_REPOSITORY:
+            return False
         if not self.unreviewed:
             return True
         return entry["layer"] == "machine" and waits_for_review(
