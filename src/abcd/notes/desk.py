@@ -41,7 +41,7 @@ from abcd.notes.project import ProjectNote, read_project_notes
 from abcd.notes.promote import Promoted, check_promotable, promote_note, promotion_target
 from abcd.notes.provenance import Send, read_ledgers
 from abcd.notes.provenance import session_sends as _session_sends
-from abcd.notes.review import keep_note, revise_note
+from abcd.notes.review import check_not_kept, keep_note, revise_note
 from abcd.notes.service import Removed, remove_note
 from abcd.repo import Repo
 from abcd.trust import Home
@@ -358,12 +358,7 @@ def check_keep(story: Story) -> Note:
     note only, already kept as it stands). For the edge to call before it shows the text and
     asks; the act checks again under the journal lock, against the revision shown."""
     note = _personal(story)
-    if note.reviewed:
-        raise Refused(
-            "already kept",
-            message=f"refused: {note.id} was already kept as it stands "
-            f"(by {note.reviewed_by} at {note.reviewed_at})",
-        )
+    check_not_kept(note)
     return note
 
 

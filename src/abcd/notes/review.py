@@ -113,6 +113,16 @@ def revise_note(
     )
 
 
+def check_not_kept(note: Note) -> None:
+    """`Refused` when `note` was already kept as it stands (a keep asks for its own revision)."""
+    if note.reviewed:
+        raise Refused(
+            "already kept",
+            message=f"refused: {note.id} was already kept as it stands "
+            f"(by {note.reviewed_by} at {note.reviewed_at})",
+        )
+
+
 def keep_note(
     note_id: str,
     *,
@@ -125,12 +135,7 @@ def keep_note(
     """Append `NoteReviewed` as of the note's current revision; a note already kept is refused."""
 
     def make(note: Note) -> list[Event]:
-        if note.reviewed:
-            raise Refused(
-                "already kept",
-                message=f"refused: {note_id} was already kept as it stands "
-                f"(by {note.reviewed_by} at {note.reviewed_at})",
-            )
+        check_not_kept(note)
         return [
             NoteReviewed(
                 id=note_id, revision=note.revision, reviewed_by=reviewed_by, session=session
