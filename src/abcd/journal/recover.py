@@ -39,6 +39,7 @@ from abcd.journal.store import (
     index_checkpoint,
     journal_lock,
     read_links,
+    recovered_rel,
     repair_pending,
     repair_torn_tail,
     stored_witness,
@@ -47,8 +48,6 @@ from abcd.journal.store import (
 from abcd.journal.view import EMPTY_VIEW, View
 from abcd.trust import Home
 from abcd.trust.guarded import create_synced
-
-RECOVERED_DIR = "recovered"
 
 
 @dataclass(frozen=True)
@@ -99,8 +98,7 @@ def recover(
                 message=f"refused: seq {found.seq} was {NEWER_ABCD}: upgrade abcd to read it; "
                 "nothing is broken, so nothing was set aside",
             )
-        stamp = now_rfc3339().replace(":", "").replace("-", "")[:15]
-        rel = f"{RECOVERED_DIR}/{stamp}-seq-{found.seq}"
+        rel = recovered_rel(f"seq-{found.seq}")
         moved = _set_aside(home, segs, links, found, scan, rel)
         kept = links[: found.cut] if found.cut is not None else links
         view, last_at, _ = fold_from(segs, EMPTY_VIEW)

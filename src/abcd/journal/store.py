@@ -570,14 +570,22 @@ def repair_pending(segs: Segments) -> bool:
     return not whole
 
 
+# Where what is cut from the journal is kept (`journal recover`, an unfinished batch).
+RECOVERED_DIR = "recovered"
+
+
+def recovered_rel(what: str) -> str:
+    """A new folder's path, relative to the home, for what is set aside now: `recovered/`, the
+    time to the second, then `what` (`seq-12`, `unfinished-<hash>`)."""
+    stamp = now_rfc3339().replace(":", "").replace("-", "")[:15]
+    return f"{RECOVERED_DIR}/{stamp}-{what}"
+
+
 def _set_aside_unfinished(segs: Segments, number: int, start: int, last: str) -> None:
     """Copy what an unfinished batch left in segment `number` from `start` into
     `<home>/recovered/<time>-unfinished-<its last line's hash>/`, synced, and say so on stderr."""
-    from abcd.journal.recover import RECOVERED_DIR  # recover imports this module
-
     data = segs.read(number, start)
-    stamp = now_rfc3339().replace(":", "").replace("-", "")[:15]
-    rel = f"{RECOVERED_DIR}/{stamp}-unfinished-{last[:12]}"
+    rel = recovered_rel(f"unfinished-{last[:12]}")
     with segs.home.folder(rel, create=True) as dfd:
         assert dfd is not None
         for copy in range(1, 100):
