@@ -55,8 +55,7 @@ def story_lines(story: Story) -> list[str]:
             f"  written by {note.written_by} at {note.written_at}, {_session(note.session)}, "
             f"origin {note.origin}"
         )
-        if note.revision:
-            lines.append(f"  revision {note.revision}, by {note.revised_by} at {note.revised_at}")
+        lines += _revised(note)
         lines.append(
             f"  kept by {note.reviewed_by} at {note.reviewed_at}"
             if note.reviewed
@@ -98,10 +97,16 @@ def keep_lines(note: Note) -> list[str]:
         "It leaves the review queue; a later revision puts it back.",
         f"  written by {note.written_by} at {note.written_at}, {_session(note.session)}",
     ]
-    if note.revision:
-        lines.append(f"  revision {note.revision}, by {note.revised_by} at {note.revised_at}")
+    lines += _revised(note)
     lines += _text(note.title, note.body, note.recall, "  ")
     return [escaped(line, keep="\t") for line in lines]
+
+
+def _revised(note: Note) -> list[str]:
+    """The line saying which revision the note's text is, and whose; none for a note as added."""
+    if not note.revision:
+        return []
+    return [f"  revision {note.revision}, by {note.revised_by} at {note.revised_at}"]
 
 
 def promotion_lines(note: Note, repo: Repo | None) -> list[str]:

@@ -116,9 +116,9 @@ def list_notes(repo: Repo | None) -> Listed:
         if entry["layer"] == "machine":
             # Recall sends the checkout's project note in its place here (narrower scope wins).
             twin = project.get(entry["id"])
-            shadowed = twin is not None and entry["reach"] in (THIS_REPOSITORY, EVERYWHERE)
-            entry["shadowed_by_project"] = shadowed
-            if twin is not None and shadowed:
+            here = entry["reach"] in (THIS_REPOSITORY, EVERYWHERE)
+            entry["shadowed_by_project"] = twin is not None and here
+            if twin is not None and here:
                 keys = ("title", "body", "recall")
                 listed.shadowed[entry["id"]] = any(twin[k] != entry[k] for k in keys)
     return listed

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from abcd.errors import AbcdError
 from abcd.session.events import (
@@ -119,8 +119,9 @@ def _sends(
                 (used.percent, used.source) if used is not None else _read_fill(readings, record.at)
             )
             key = event.key if isinstance(event, ItemRecalled) else f"domain:{event.name}"
-            send = Send(key, session, ledger, record.at, event.form, percent, source)
-            out.append(replace(send, signature=event.signature))
+            out.append(
+                Send(key, session, ledger, record.at, event.form, percent, source, event.signature)
+            )
         # A prompt's fill.used stands for that prompt's sends only.
         if not isinstance(event, FillUsed | ItemRecalled | DomainInjected):
             used = None
