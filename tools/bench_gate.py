@@ -111,12 +111,7 @@ def bench_judge(runs: int = 2000) -> None:
     from abcd.gate import judge_note
 
     recall = ["journal", "lock", "fsync", "race"]
-    for name, body in (
-        ("realistic 2 KiB body", realistic_body()),
-        ("worst case 2 KiB", worst_body()),
-        ("worst case 2 KiB, wrapped at 76 columns", wrapped_body()),
-        ("realistic 2 KiB, hard-wrapped at 72 columns", prose_body()),
-    ):
+    for name, body in bodies():
         assert judge_note("A lesson about the journal lock", body, recall) is None, name
         times = []
         for _ in range(runs):
