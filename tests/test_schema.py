@@ -27,6 +27,7 @@ def test_there_is_a_schema_for_the_envelope_every_event_and_the_view() -> None:
         "event.note.added.schema.json",
         "event.note.promoted.schema.json",
         "event.note.removed.schema.json",
+        "event.note.restored.schema.json",
         "event.note.reviewed.schema.json",
         "event.note.revised.schema.json",
         "memory-view.schema.json",
@@ -37,6 +38,7 @@ def test_there_is_a_schema_for_the_envelope_every_event_and_the_view() -> None:
         "note.added",
         "note.promoted",
         "note.removed",
+        "note.restored",
         "note.reviewed",
         "note.revised",
     ]

@@ -25,9 +25,9 @@ NOTE_ID_PATTERN = r"mem-[0-9]{16}"
 
 # --- the journal (SPEC section 3)
 # The newest line version this abcd reads. A line is written at its event's `SINCE`
-# (`abcd.journal.events`): v1 for the first kinds, v2 for the review events (issue 14), so a
-# journal without review events stays readable by an abcd built before them.
-JOURNAL_VERSION = 2
+# (`abcd.journal.events`): v1 for the first kinds, v2 for the review events (issue 14), v3 for a restore,
+# so a journal without them stays readable by an abcd built before them.
+JOURNAL_VERSION = 3
 # Session and fill files (`abcd.session.events`): not the journal, versioned on their own.
 SESSION_FILE_VERSION = 1
 # Segments roll at this size so no file grows forever and a fold can start from a checkpoint.

@@ -10,12 +10,14 @@ import os
 import tempfile
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from abcd.journal import store
-from abcd.journal.events import Event, NoteAdded, NoteRemoved
+from abcd.journal.events import Event, NoteAdded, NoteRemoved, NoteRestored
+from abcd.journal.view import Note
 from abcd.recall import engine, index, second
 from abcd.recall.index import project_index
 from tests.conftest import git
@@ -56,15 +58,50 @@ def homes(
         for k in range(n)
     ]
     indexed = draw(st.integers(min_value=1, max_value=n))
+    # Removed before the index (which holds their ids as removed), and after it.
+    early = draw(st.sets(st.integers(min_value=0, max_value=indexed - 1), max_size=2))
     removed = draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=3))
+    first: list[Event] = [*notes[:indexed], *(_removal(k) for k in sorted(early))]
     late: list[Event] = [*notes[indexed:]]
-    late += [NoteRemoved(id=f"mem-{k:016d}", removed_by="person", session=None) for k in removed]
+    late += [_removal(k) for k in removed]
+    # Restored past the index, as they stood or with another text: removed ones, and (as only a
+    # hand-made journal holds) live ones, which a restore leaves as they are.
+    back = draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=3))
+    late += [
+        NoteRestored(
+            id=notes[k].id,
+            note=Note(
+                **{f: getattr(notes[k], f) for f in notes[k].__struct_fields__},
+                written_at="2026-11-28T12:00:00.000000Z",
+            )
+            if draw(st.booleans())
+            else Note(
+                id=notes[k].id,
+                title=draw(text),
+                body=draw(text),
+                recall=tuple(draw(recall)),
+                root=notes[k].root,
+                origin="person",
+                written_by="person",
+                written_at="2026-11-28T12:00:00.000000Z",
+                session=None,
+                revision=1,
+            ),
+            restored_by="person",
+            session=None,
+        )
+        for k in sorted(back)
+    ]
     promoted = draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=3))
     project = [
         {"id": f"mem-{k:016d}", "title": draw(text), "body": draw(text), "recall": draw(recall)}
         for k in sorted(promoted)
     ]
-    return list(notes[:indexed]), late, project
+    return first, late, project
+
+
+def _removal(k: int) -> NoteRemoved:
+    return NoteRemoved(id=f"mem-{k:016d}", removed_by="person", session=None)
 
 
 @settings(
@@ -131,6 +168,8 @@ def _hook_agrees_with_the_fold(
         return [
             NoteAdded(**{**{f: getattr(e, f) for f in e.__struct_fields__}, "root": root})
             if isinstance(e, NoteAdded) and e.root == "this"
+            else msgspec.structs.replace(e, note=msgspec.structs.replace(e.note, root=root))
+            if isinstance(e, NoteRestored) and e.note.root == "this"
             else e
             for e in events
         ]

@@ -1,4 +1,4 @@
-"""The review events (revised, reviewed, promoted) in the fold: checked against a plain dict,
+"""The review events (revised, reviewed, promoted, restored) in the fold: checked against a plain dict,
 all at once equal to in pieces, the replay at every seq equal to the prefix's fold, and the
 hook's lean fold reading the same text as the store's."""
 
@@ -15,11 +15,12 @@ from abcd.journal.events import (
     NoteAdded,
     NotePromoted,
     NoteRemoved,
+    NoteRestored,
     NoteReviewed,
     NoteRevised,
 )
 from abcd.journal.fold import fold
-from abcd.journal.view import EMPTY_VIEW
+from abcd.journal.view import EMPTY_VIEW, Note
 from abcd.recall.machine import read_machine_notes
 
 from .helpers import added, as_records, folded_in_pieces, note_id, removed, written_home
@@ -42,6 +43,16 @@ def promoted(n: int, revision: int) -> NotePromoted:
     )
 
 
+def restored(n: int, text: str, revision: int) -> NoteRestored:
+    """A restore of note `n` carrying a note as it stood (any text: the fold takes it whole)."""
+    note = Note(
+        id=note_id(n), title=f"r{text}", body=f"b{text}", recall=(text,), root=None,
+        origin="agent", written_by="person", written_at="2026-11-28T12:00:00.000000Z",
+        session=None, revision=revision,
+    )  # fmt: skip
+    return NoteRestored(id=note_id(n), note=note, restored_by="person", session=None)
+
+
 ids = st.integers(0, 4)
 events = st.lists(
     st.one_of(
@@ -50,6 +61,7 @@ events = st.lists(
         st.tuples(ids, st.sampled_from(["a", "b", "c"])).map(lambda t: revised(*t)),
         st.tuples(ids, st.integers(0, 2)).map(lambda t: reviewed(*t)),
         st.tuples(ids, st.integers(0, 2)).map(lambda t: promoted(*t)),
+        st.tuples(ids, st.sampled_from(["a", "d"]), st.integers(0, 2)).map(lambda t: restored(*t)),
     ),
     max_size=40,
 )
@@ -66,6 +78,10 @@ def model(evs: list[Event]) -> dict[str, dict[str, Any]]:
                             "promoted": None}  # fmt: skip
         elif isinstance(ev, NoteRemoved):
             notes.pop(ev.id, None)
+        elif isinstance(ev, NoteRestored):  # back as it stood; a live note stays as it is
+            if note is None:
+                notes[ev.id] = {"title": ev.note.title, "body": ev.note.body,
+                                "revision": ev.note.revision, "kept": None, "promoted": None}  # fmt: skip
         elif note is None:
             continue
         elif isinstance(ev, NoteRevised):
@@ -115,3 +131,12 @@ def test_replay_and_the_hooks_fold_agree_with_the_store_at_every_seq(evs: list[E
         (home_dir / "memory.json").unlink()  # the hook folds the journal from zero
         lean = {i.name: (i.title, i.body, i.recall) for i in read_machine_notes(home)}
     assert lean == {n.id: (n.title, n.body, n.recall) for n in view.notes}
+
+
+def test_a_restored_note_leaves_the_removed_list_and_a_live_one_is_not_replaced() -> None:
+    evs: list[Event] = [added(note_id(1), "t1"), removed(note_id(1)), restored(1, "a", 2)]
+    view = fold(EMPTY_VIEW, as_records(evs))
+    (note,) = view.notes
+    assert (note.title, note.revision, view.removed) == ("ra", 2, ())
+    again = fold(view, as_records([restored(1, "d", 0)]))
+    assert again.notes == view.notes  # a restore of a live note changes nothing

@@ -6,6 +6,8 @@ import json
 import random
 from pathlib import Path
 
+from abcd.journal import store
+from abcd.journal.events import NoteAdded
 from abcd.notes import desk as core
 from tests.conftest import BY, Run
 from tests.gate.samples import mixed, prefixed
@@ -101,6 +103,75 @@ def test_a_removed_note_keeps_its_page_with_its_history_and_no_actions(
     assert "Format with ruff" in page.body
     assert f'action="{desk.root}/notes/{note}/keep"' not in page.body
     assert "Nothing to review" in desk.get("/").body
+
+
+def test_a_removed_note_is_restored_from_its_page_once_the_box_is_ticked(
+    desk: Desk, abcd: Run
+) -> None:
+    note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
+    assert _post(desk, f"/notes/{note}/remove", {"confirm": "yes", "seen": "0"})[0] == 303
+    page = desk.get(f"/notes/{note}")
+    assert f'action="{desk.root}/notes/{note}/restore"' in page.body
+    asked = desk.get(f"/notes/{note}/restore")
+    assert asked.status == 200 and "as it stood when it was removed (seq 2)" in asked.body
+    assert 'name="seen" value="2"' in asked.body
+    status, page = _post(desk, f"/notes/{note}/restore", {"seen": "2"})
+    assert status == 409 and "tick the box" in page
+    assert _types(abcd) == ["note.added", "note.removed"]
+    answer = desk.request(
+        "POST",
+        f"/notes/{note}/restore",
+        headers={**desk.cookie(), "Origin": f"http://{desk.host}"},
+        form={"token": desk.token, "seen": "2", "confirm": "yes"},
+    )
+    assert answer.status == 303
+    assert answer.headers["location"].endswith(f"/notes/{note}?done=restored")
+    assert _types(abcd) == ["note.added", "note.removed", "note.restored"]
+    page = desk.get(f"/notes/{note}?done=restored")
+    assert "Restored: the note is back" in page.body and "badge removed" not in page.body
+    assert f'action="{desk.root}/notes/{note}/keep"' in page.body  # a live note again
+
+
+def test_a_restore_of_a_removal_the_person_did_not_read_is_refused(desk: Desk, abcd: Run) -> None:
+    note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
+    core.remove(note, by=BY)
+    # While the person reads removal 2, another restores it and removes it again (seq 4).
+    core.restore(note, seen=2)
+    core.remove(note, by=BY)
+    status, page = _post(desk, f"/notes/{note}/restore", {"seen": "2", "confirm": "yes"})
+    assert status == 409 and "restored and removed again since you read it" in page
+    for seen in ("", "\u00b2", "x1", "-1"):
+        status, page = _post(desk, f"/notes/{note}/restore", {"seen": seen, "confirm": "yes"})
+        assert status == 409 and "not a revision number" in page
+    assert _types(abcd)[-1] == "note.removed"
+    assert _post(desk, f"/notes/{note}/restore", {"seen": "4", "confirm": "yes"})[0] == 303
+
+
+def test_a_restore_the_gate_refuses_is_said_before_the_box_is_ticked(desk: Desk, abcd: Run) -> None:
+    secret = prefixed("gh" + "p_", mixed(random.Random(15), 36)).text
+    note = "mem-2611301200000042"
+    store.append(
+        lambda _view: [
+            NoteAdded(
+                id=note, title="Deploy token", body=f"Use {secret[:20]}\n{secret[20:]} to deploy.",
+                recall=("deploy",), root=None, origin="agent", written_by=BY, session=None,
+            )
+        ]
+    )  # fmt: skip
+    core.remove(note, by=BY)
+    asked = desk.get(f"/notes/{note}/restore")
+    assert asked.status == 409 and "refused: secret: github token in body" in asked.body
+    status, page = _post(desk, f"/notes/{note}/restore", {"seen": "2", "confirm": "yes"})
+    assert status == 409 and "refused: secret: github token in body" in page
+    assert _types(abcd) == ["note.added", "note.removed"]
+
+
+def test_restore_is_refused_for_a_live_note(desk: Desk, abcd: Run) -> None:
+    note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
+    assert f"refused: {note} is not removed" in desk.get(f"/notes/{note}/restore").body
+    status, page = _post(desk, f"/notes/{note}/restore", {"seen": "1", "confirm": "yes"})
+    assert status == 409 and f"refused: {note} is not removed" in page
+    assert _types(abcd) == ["note.added"]
 
 
 def test_an_unknown_note_and_a_time_that_is_not_one_are_said_on_the_page(desk: Desk) -> None:

@@ -1,5 +1,6 @@
 """The review desk's text for a terminal: a note's story (`memory show`), the text a keep
-keeps (`memory keep`) and what a promotion will write (`memory promote`). Every line passes
+keeps (`memory keep`), what a promotion will write (`memory promote`) and what a restore
+brings back (`memory restore`). Every line passes
 through `abcd.terminal.escaped`.
 """
 
@@ -9,7 +10,7 @@ import os
 
 from abcd.journal.view import Note
 from abcd.notes import listing
-from abcd.notes.desk import HistoryEntry, Story
+from abcd.notes.desk import HistoryEntry, Removal, Story
 from abcd.notes.provenance import Send
 from abcd.repo import PROJECT_MEMORY_REL, Repo
 from abcd.terminal import escaped
@@ -65,7 +66,10 @@ def story_lines(story: Story) -> list[str]:
             lines.append(f"  promoted by {note.promoted_by} at {note.promoted_at}")
         lines += _text(note.title, note.body, note.recall, "  ")
     elif story.removed:
-        lines.append(f"{story.id}  removed (its history follows)")
+        lines.append(
+            f"{story.id}  removed (its history follows; `abcd memory restore {story.id}` "
+            "brings it back as it stood)"
+        )
     if story.project is not None:
         p = story.project
         lines.append(f"{p.id}  {p.title}")
@@ -99,6 +103,23 @@ def keep_lines(note: Note) -> list[str]:
     ]
     lines += _revised(note)
     lines += _text(note.title, note.body, note.recall, "  ")
+    return [escaped(line, keep="\t") for line in lines]
+
+
+def restore_lines(removal: Removal) -> list[str]:
+    """What `memory restore` shows before it asks: the note as it stood when it was removed."""
+    note = removal.note
+    lines = [
+        f"Restore {note.id} as it stood when it was removed at seq {removal.seq} "
+        f"(revision {note.revision})?",
+        "It is recalled again, with the stamps it had; the journal keeps the removal.",
+        f"  written by {note.written_by} at {note.written_at}, {_session(note.session)}",
+        *_revised(note),
+        f"  kept by {note.reviewed_by} at {note.reviewed_at}"
+        if note.reviewed
+        else "  not reviewed as it stood",
+        *_text(note.title, note.body, note.recall, "  "),
+    ]
     return [escaped(line, keep="\t") for line in lines]
 
 

@@ -1,5 +1,6 @@
 """`abcd memory`: add, import, list and remove notes, the bare summary, and the review acts
-(show, revise, keep, promote: thin over `abcd.notes.desk`, which the desk's web page uses too)."""
+(show, revise, keep, promote, restore: thin over `abcd.notes.desk`, which the desk's web page
+uses too)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from abcd.terminal import escaped
 
 app = command_group(
     "Keep notes: add, import, list and remove them; show, revise, keep and promote them in "
-    "review. Bare: counts per layer."
+    "review, restore a removed one. Bare: counts per layer."
     "\n\n\b\nExample:\n  abcd memory --json",
     invoke_without_command=True,
 )
@@ -591,6 +592,38 @@ def promote(note_id: NoteId, session: Session = None) -> None:
         f"promoted {note_id} into {promoted.file}: review the change and commit it",
         "promoted",
         warnings,
+    )
+
+
+@app.command()
+def restore(note_id: NoteId, session: Session = None) -> None:
+    """Bring a removed personal note back, as it stood when it was removed (appends note.restored).
+
+    A person's act: refused unless run at a terminal and confirmed there. It
+    shows the text it would bring back; the gate judges that text again, as
+    it judges an add, so a note it refuses today stays removed. The note
+    keeps its id, reach and stamps; the journal keeps the removal.
+
+    \b
+    Example:
+      abcd memory restore mem-2611301200000000
+    """
+    if not at_terminal():
+        raise Refused(
+            "not at a terminal",
+            message="refused: restoring a note is a person's act: run abcd memory restore at a "
+            "terminal and confirm there (stdin and stdout are not both a terminal)",
+        )
+    repo = find_repo()
+    _, stamp = _stamps(PERSON, session, repo, person_allowed=True)
+    removal = desk.check_restore(note_id, repo)  # refused before asking
+    for line in desk_text.restore_lines(removal):
+        print(line)
+    _confirmed("Type yes to restore it: ")
+    warnings: list[str] = []
+    back = desk.restore(note_id, session=stamp, seen=removal.seq, warnings=warnings)
+    _say_done(
+        f"restored {back.id} as of revision {back.revision}: {back.title}", "restored", warnings
     )
 
 

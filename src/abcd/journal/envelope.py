@@ -3,7 +3,7 @@
 A line is `{"v":1,"seq":N,"at":"<UTC RFC 3339, µs>","type":"note.added","prev":"<hex>","data":{...}}`.
 `prev` is the SHA-256 of the previous line's bytes (without its newline);
 the first line's `prev` is 64 zeros. A line's `v` is its event's `SINCE`
-(v1, or v2 for the review events); a reader accepts the `v` it knows and
+(v1; v2 for the review events; v3 for a restore); a reader accepts the `v` it knows and
 refuses a newer one by name.
 """
 
@@ -22,6 +22,7 @@ from abcd.journal.events import (
     NoteAdded,
     NotePromoted,
     NoteRemoved,
+    NoteRestored,
     NoteReviewed,
     NoteRevised,
 )
@@ -99,8 +100,22 @@ class _PromotedLine(msgspec.Struct, frozen=True, tag="note.promoted", tag_field=
     data: NotePromoted
 
 
+class _RestoredLine(msgspec.Struct, frozen=True, tag="note.restored", tag_field="type"):
+    v: int
+    seq: int
+    at: str
+    prev: str
+    data: NoteRestored
+
+
 TypedLine = (
-    _AddedLine | _RemovedLine | _RecoveredLine | _RevisedLine | _ReviewedLine | _PromotedLine
+    _AddedLine
+    | _RemovedLine
+    | _RecoveredLine
+    | _RevisedLine
+    | _ReviewedLine
+    | _PromotedLine
+    | _RestoredLine
 )
 
 _envelope_decoder = msgspec.json.Decoder(Envelope)

@@ -13,12 +13,25 @@ abcd"), rather than skipping an event it cannot fold (docs/journal.md).
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 import msgspec
 
-# "person": written with `--by person`, by a person rather than an agent (issue 15).
-Origin = Literal["agent", "host-memory-move", "person"]
+from abcd.journal.note import Note, Origin
+
+__all__ = [
+    "EVENT_TYPES",
+    "Event",
+    "EventType",
+    "JournalRecovered",
+    "NoteAdded",
+    "NotePromoted",
+    "NoteRemoved",
+    "NoteRestored",
+    "NoteReviewed",
+    "NoteRevised",
+    "Origin",
+]
 
 
 class NoteAdded(msgspec.Struct, frozen=True, kw_only=True):
@@ -120,7 +133,32 @@ class NotePromoted(msgspec.Struct, frozen=True, kw_only=True):
     session: str | None
 
 
-Event = NoteAdded | NoteRemoved | JournalRecovered | NoteRevised | NoteReviewed | NotePromoted
+class NoteRestored(msgspec.Struct, frozen=True, kw_only=True):
+    """A person brought a removed note back, as it stood when it was last removed.
+
+    `note` is that note whole (text, first stamps, revision, keep and
+    promotion), so the fold puts it back from this line alone; the gate
+    judged its text again, as it judges an add, before it was written.
+    """
+
+    TYPE: ClassVar[str] = "note.restored"
+    SINCE: ClassVar[int] = 3
+
+    id: str
+    note: Note
+    restored_by: str
+    session: str | None
+
+
+Event = (
+    NoteAdded
+    | NoteRemoved
+    | JournalRecovered
+    | NoteRevised
+    | NoteReviewed
+    | NotePromoted
+    | NoteRestored
+)
 
 EventType = (
     type[NoteAdded]
@@ -129,10 +167,19 @@ EventType = (
     | type[NoteRevised]
     | type[NoteReviewed]
     | type[NotePromoted]
+    | type[NoteRestored]
 )
 
 # The tag written in the envelope's `type`, mapped to the Struct that decodes `data`.
 EVENT_TYPES: dict[str, EventType] = {
     cls.TYPE: cls
-    for cls in (NoteAdded, NoteRemoved, JournalRecovered, NoteRevised, NoteReviewed, NotePromoted)
+    for cls in (
+        NoteAdded,
+        NoteRemoved,
+        JournalRecovered,
+        NoteRevised,
+        NoteReviewed,
+        NotePromoted,
+        NoteRestored,
+    )
 }

@@ -2,8 +2,9 @@
 
 `fold(view, records)` == folding the same records one by one (a property
 test holds it). The fold is tolerant: a removal, revision, review or
-promotion of a note that is not there changes nothing, and so does a review
-or promotion of a revision that is no longer the note's (the writer refuses
+promotion of a note that is not there changes nothing, nor does a restore
+of a note that is, and so does a review or promotion of a revision that is
+no longer the note's (the writer refuses
 each under the lock, so only a hand-made journal holds one, and `journal
 verify` walks the chain, not the semantics).
 """
@@ -22,6 +23,7 @@ from abcd.journal.events import (
     NoteAdded,
     NotePromoted,
     NoteRemoved,
+    NoteRestored,
     NoteReviewed,
     NoteRevised,
 )
@@ -51,8 +53,13 @@ class Projection:
             if self.notes.pop(event.id, None) is not None:
                 self.removed[event.id] = None
             return
+        if type(event) is NoteRestored:
+            if event.id not in self.notes:  # back as it stood, under the id it had
+                self.notes[event.id] = msgspec.structs.replace(event.note, id=event.id)
+                self.removed.pop(event.id, None)
+            return
         # JournalRecovered changes no note: the tail it set aside is simply not folded.
-        note = self._note(event.id) if not isinstance(event, JournalRecovered) else None
+        note = self.note(event.id) if not isinstance(event, JournalRecovered) else None
         if note is None:
             return
         if type(event) is NoteRevised:
@@ -76,7 +83,8 @@ class Projection:
                 note, promoted_by=event.promoted_by, promoted_at=at
             )
 
-    def _note(self, note_id: str) -> Note | None:
+    def note(self, note_id: str) -> Note | None:
+        """The live note `note_id` as folded so far, or `None`."""
         held = self.notes.get(note_id)
         return held if held is None or isinstance(held, Note) else _note(*held)
 

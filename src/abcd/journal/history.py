@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import msgspec
 
@@ -21,13 +22,14 @@ from abcd.journal.events import (
     NoteAdded,
     NotePromoted,
     NoteRemoved,
+    NoteRestored,
     NoteReviewed,
     NoteRevised,
 )
 from abcd.journal.fold import Projection
 from abcd.journal.segments import RawLine, Segments
 from abcd.journal.store import locate_break, walk
-from abcd.journal.view import EMPTY_VIEW, Checkpoint, View
+from abcd.journal.view import EMPTY_VIEW, Checkpoint, Note, View
 from abcd.shapes import count_of
 from abcd.trust import Home
 
@@ -107,6 +109,11 @@ def audit_row(record: Record) -> AuditRow:
             return AuditRow(
                 record.seq, record.at, ev.TYPE, ev.id, ev.promoted_by, ev.session, None, what
             )
+        case NoteRestored() as ev:
+            what = f"restored as of revision {ev.note.revision}: {ev.note.title}"
+            return AuditRow(
+                record.seq, record.at, ev.TYPE, ev.id, ev.restored_by, ev.session, None, what
+            )
         case JournalRecovered() as ev:
             what = f"set aside from seq {ev.from_seq} ({ev.lines} line(s)) into {ev.set_aside}"
             return AuditRow(
@@ -165,6 +172,8 @@ def audit(
         event = record.event
         if isinstance(event, (NoteAdded, NoteRevised)):
             titles[event.id] = event.title
+        elif isinstance(event, NoteRestored):
+            titles[event.id] = event.note.title
         elif isinstance(event, NoteRemoved) and event.id in titles:
             row = msgspec.structs.replace(row, title=titles.pop(event.id))
         if note and row.note != note:
@@ -177,6 +186,29 @@ def audit(
             continue
         rows.append(row)
     return rows
+
+
+class Removal(NamedTuple):
+    """A note's last removal: the note as it stood just before it, and the removal's seq."""
+
+    note: Note
+    seq: int
+
+
+def now_and_as_removed(home: Home, note_id: str) -> tuple[Note | None, Removal | None]:
+    """The note as it stands now (`None` unless live) and its last removal (`None` if never):
+    the fold of its own events, and its state just before that removal."""
+    projection = Projection(EMPTY_VIEW)
+    last: Removal | None = None
+    for record in records(home):
+        event = record.event
+        if getattr(event, "id", None) != note_id:
+            continue
+        if type(event) is NoteRemoved:
+            before = projection.note(note_id)
+            last = Removal(before, record.seq) if before is not None else last
+        projection.apply(record)
+    return projection.note(note_id), last
 
 
 def as_of_point(as_of: str) -> tuple[int | None, str | None]:

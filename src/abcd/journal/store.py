@@ -53,7 +53,7 @@ from abcd.journal.envelope import (
     encode_line,
     line_hash,
 )
-from abcd.journal.events import Event, NoteAdded, NoteRemoved, NoteRevised
+from abcd.journal.events import Event, NoteAdded, NoteRemoved, NoteRestored, NoteRevised
 from abcd.journal.fold import Projection
 from abcd.journal.head import (
     COMPACT_AFTER,
@@ -722,6 +722,11 @@ class Known:
         return known
 
     @property
+    def home(self) -> Home:
+        """The home the plan appends to (under its lock)."""
+        return self._home
+
+    @property
     def view(self) -> View:
         """The whole current view (a full read: for plans that need every note)."""
         if self._view is None:
@@ -803,6 +808,10 @@ class _IndexLookup:
                     root = texts[event.id][3] if event.id in texts else _root_in(index, event.id)
                     table[event.id] = event.title
                     texts[event.id] = same_text(event.title, event.body, event.recall, root)
+                elif isinstance(event, NoteRestored) and not _live_in(index, table, event.id):
+                    note = event.note  # back as it stood (a live note stays as it is)
+                    table[event.id] = note.title
+                    texts[event.id] = same_text(note.title, note.body, note.recall, note.root)
         except JournalBroken:
             index.close()
             raise locate_break(home, segs) from None
@@ -858,6 +867,13 @@ def _root_in(index: Index, note_id: str) -> str | None:
     no = index.numbers_of((note_id,)).get(note_id)
     root: str | None = index.record(no)[4] if no is not None else None
     return root
+
+
+def _live_in(index: Index, table: dict[str, str | bool], note_id: str) -> bool:
+    """Whether `note_id` is live after the lines folded into `table`, past `index`."""
+    if note_id in table:
+        return table[note_id] is not False
+    return bool(index.numbers_of((note_id,)))
 
 
 @dataclass(frozen=True)

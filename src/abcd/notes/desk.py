@@ -14,9 +14,9 @@ nothing written); the edge maps them to an exit code or a page's message.
 - `queue()`: unreviewed personal notes, the most-sent first, near-duplicates
   flagged (`QueueItem.twins`).
 - `find(Filter)`: `memory list`'s entries with `--search/--by/--since/--unreviewed`.
-- `revise`, `keep`, `promote`, `remove`: the acts, each one journal event;
-  `check_promotion(story, repo)` says before the person is asked whether a
-  promotion would be refused.
+- `revise`, `keep`, `promote`, `remove`, `restore`: the acts, each one
+  journal event; `check_promotion(story, repo)` and `check_restore(id,
+  repo)` say before the person is asked whether the act would be refused.
 - `session_sends(id)`: every item one session was sent.
 - `timeline(...)` and `as_of(...)`: the journal's audit rows and the replayed view.
 """
@@ -32,8 +32,24 @@ from typing import Any
 import msgspec
 
 from abcd.errors import AbcdError, Refused
-from abcd.journal.events import NoteAdded, NotePromoted, NoteRemoved, NoteReviewed, NoteRevised
-from abcd.journal.history import AuditRow, audit, audit_row, matches_by, parse_time, records, replay
+from abcd.journal.events import (
+    NoteAdded,
+    NotePromoted,
+    NoteRemoved,
+    NoteRestored,
+    NoteReviewed,
+    NoteRevised,
+)
+from abcd.journal.history import (
+    AuditRow,
+    Removal,
+    audit,
+    audit_row,
+    matches_by,
+    parse_time,
+    records,
+    replay,
+)
 from abcd.journal.view import Note, View, waits_for_review
 from abcd.notes import listing
 from abcd.notes.limits import check_note_id
@@ -41,8 +57,15 @@ from abcd.notes.project import ProjectNote, read_project_notes
 from abcd.notes.promote import Promoted, check_promotable, promote_note, promotion_target
 from abcd.notes.provenance import Send, read_ledgers
 from abcd.notes.provenance import session_sends as _session_sends
-from abcd.notes.review import check_not_kept, keep_note, revise_note
-from abcd.notes.service import Removed, remove_note
+from abcd.notes.review import (
+    check_not_kept,
+    check_restorable,
+    keep_note,
+    removed_note,
+    restore_note,
+    revise_note,
+)
+from abcd.notes.service import Removed, missing_note, remove_note
 from abcd.repo import Repo
 from abcd.trust import Home
 
@@ -51,15 +74,18 @@ __all__ = [
     "HistoryEntry",
     "Promoted",
     "QueueItem",
+    "Removal",
     "Send",
     "Story",
     "as_of",
     "check_promotion",
+    "check_restore",
     "find",
     "keep",
     "promote",
     "queue",
     "remove",
+    "restore",
     "revise",
     "session_sends",
     "story",
@@ -199,6 +225,8 @@ def story(note_id: str, repo: Repo | None = None) -> Story:
                     revision += 1
                 elif isinstance(event, NoteAdded):
                     revision = 0
+                elif isinstance(event, NoteRestored):
+                    revision = event.note.revision
                 history.append(_entry(audit_row(record), event, revision))
             note = next((n for n in _view(home).notes if n.id == note_id), None)
             removed = note is None and bool(history)
@@ -377,6 +405,39 @@ def remove(
     )
 
 
+def check_restore(note_id: str, repo: Repo | None) -> Removal:
+    """The removal a restore would undo (the note as it stood, and the removal's seq), or
+    `Refused` saying why not: not removed, never a personal note, or a text the gate refuses
+    today. For the edge to call before it shows the text and asks, and to pass the seq back as
+    `restore`'s `seen`; the act checks again under the journal lock."""
+    check_note_id(note_id)
+    home = Home.open()
+    if home is None:
+        raise missing_note(note_id, repo, removed=False)
+    with home:
+        removal = removed_note(home, note_id, repo)
+    check_restorable(removal.note, repo)
+    return removal
+
+
+def restore(
+    note_id: str,
+    *,
+    by: str = "person",
+    session: str | None = None,
+    seen: int | None = None,
+    cwd: Path | None = None,
+    warnings: list[str] | None = None,
+) -> Note:
+    """Bring a removed personal note back as it stood (`note.restored`); the note restored.
+
+    Call only after a person confirmed it, with `seen` the seq of the removal they read about.
+    """
+    return restore_note(
+        note_id, restored_by=by, session=session, seen=seen, cwd=cwd, warnings=warnings
+    )
+
+
 def session_sends(session_id: str) -> tuple[Send, ...]:
     """Every item (notes, pages, rule domains) the hook sent to one session, oldest first."""
     home = Home.open()
@@ -433,6 +494,8 @@ def _entry(row: AuditRow, event: Any, revision: int) -> HistoryEntry:
             tuple(event.recall),
         )
     acted = event.revision if isinstance(event, NoteReviewed | NotePromoted) else revision
+    if isinstance(event, NoteRestored):
+        acted = event.note.revision
     detail = "removed" if isinstance(event, NoteRemoved) else row.title
     return HistoryEntry(row.seq, row.at, row.type, row.by, row.session, acted, detail=detail)
 

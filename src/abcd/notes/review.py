@@ -1,4 +1,5 @@
-"""The review acts on the journal: revise a note, keep it (reviewed), record its promotion.
+"""The review acts on the journal: revise a note, keep it (reviewed), record its promotion,
+restore a removed one.
 
 Each act is one event appended under the journal lock by a plan that finds
 the note in the view it will append to, so what it checked (the note is
@@ -14,7 +15,8 @@ from pathlib import Path
 
 from abcd.errors import Refused
 from abcd.journal import store
-from abcd.journal.events import Event, NoteReviewed, NoteRevised
+from abcd.journal.events import Event, NoteRestored, NoteReviewed, NoteRevised
+from abcd.journal.history import Removal, now_and_as_removed
 from abcd.journal.view import Note, View
 from abcd.notes.limits import Draft, check_body, check_note_id, check_recall, check_title
 from abcd.notes.service import PROJECTIONS, check_seen, judge_text, missing_note
@@ -143,3 +145,73 @@ def keep_note(
         ]
 
     return act_on(note_id, make, repo=find_repo(cwd), seen=seen, warnings=warnings)
+
+
+def removed_note(home: Home, note_id: str, repo: Repo | None) -> Removal:
+    """The removal a restore would undo: `note_id` as it stood when it was last removed, and
+    that removal's seq; or `Refused` saying why there is none (live, never a personal note)."""
+    check_note_id(note_id)
+    now, removal = now_and_as_removed(home, note_id)
+    if now is not None:
+        raise Refused("not removed", message=f"refused: {note_id} is not removed")
+    if removal is None:
+        raise missing_note(note_id, repo, removed=False)
+    return removal
+
+
+def check_restorable(note: Note, repo: Repo | None) -> None:
+    """`Refused` when `note`'s text would not be written today: the gate judges it as it judges
+    an add (it may have learned a shape since the note was written), and so do the limits."""
+    check_title(note.title)
+    check_body(note.body)
+    check_recall(note.recall)
+    refusal = judge_text(Draft(note.title, note.body, note.recall, note.root is None), repo)
+    if refusal is not None:
+        raise refusal
+
+
+def restore_note(
+    note_id: str,
+    *,
+    restored_by: str,
+    session: str | None,
+    seen: int | None = None,
+    cwd: Path | None = None,
+    warnings: list[str] | None = None,
+) -> Note:
+    """Append `NoteRestored`: the removed note back under its id, as it stood when it was last
+    removed (text, stamps and reach); the note restored.
+
+    Refused, with nothing written, when the note is not removed, when its text
+    does not pass the gate today, when a live note holds the same text (keep
+    that one), or when its last removal is not the one at seq `seen` (the one
+    the person read about: it was restored and removed again since).
+    """
+    check_note_id(note_id)
+    repo = find_repo(cwd)
+    restored: list[Note] = []
+
+    def plan(known: store.Known) -> list[Event]:
+        note, seq = removed_note(known.home, note_id, repo)
+        if seen is not None and seq != seen:
+            raise Refused(
+                "removed again",
+                message=f"refused: {note_id} was restored and removed again since you read it "
+                f"(its last removal is seq {seq}, you read seq {seen}); read it again",
+            )
+        check_restorable(note, repo)
+        twin = known.twin(store.same_text(note.title, note.body, note.recall, note.root))
+        if twin is not None:
+            raise Refused(
+                "same text",
+                message=f"refused: {twin} holds the same text and is live; keep that one",
+            )
+        restored.append(note)
+        return [NoteRestored(id=note_id, note=note, restored_by=restored_by, session=session)]
+
+    home = Home.open()
+    if home is None:  # no journal, so no note; a refusal creates nothing
+        raise missing_note(note_id, repo, removed=False)
+    home.close()
+    store.append_records(plan, projections=PROJECTIONS, warnings=warnings)
+    return restored[0]

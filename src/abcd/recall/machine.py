@@ -41,7 +41,7 @@ NO_INDEX_STAMP = "0" * STAMP_LEN
 # Events that change no note's text, reach or life: recall passes over them.
 _NOT_FOR_RECALL = frozenset({"note.reviewed", "note.promoted", "journal.recovered"})
 # Every kind a line of a version this abcd reads can hold (`abcd.journal.events`).
-_KINDS = _NOT_FOR_RECALL | {"note.added", "note.removed", "note.revised"}
+_KINDS = _NOT_FOR_RECALL | {"note.added", "note.removed", "note.revised", "note.restored"}
 
 
 class IndexBehind(ValueError):
@@ -220,11 +220,12 @@ def _fold(
     notes: dict[str, dict[str, Any]],
     checkpoint: tuple[int, int, int, str],
     gone: set[str] | None = None,
+    index: Any = None,
 ) -> None:
     """Fold the journal lines after `checkpoint` into `notes`, checking each link of the chain.
 
     A removal of a note `notes` does not hold goes into `gone`, when given
-    (a note the caller's index still holds).
+    (a note the caller's `index` still holds).
     """
     segment, offset, seq, head = checkpoint
     for raw in segs.lines(segment, offset):
@@ -258,6 +259,16 @@ def _fold(
                 notes[data["id"]] = dict(
                     title=data["title"], body=data["body"], recall=data["recall"], indexed=True
                 )
+        elif kind == "note.restored":
+            note_id = data["id"]
+            live = note_id in notes or (
+                index is not None
+                and gone is not None
+                and note_id not in gone
+                and bool(index.numbers_of((note_id,)))
+            )
+            if not live:  # back whole, as it stood (the fold's rule: a live note stays as it is)
+                notes[note_id] = dict(data["note"], id=note_id)
         elif kind not in _KINDS:
             # Every kind a line of a version this abcd reads can hold is named here: one it
             # does not know is a line no abcd wrote, never skipped as if it changed nothing.
@@ -332,7 +343,7 @@ class IndexedNotes:
                 hold_to_witnesses(segs, head, view_stamp, view_cp)
                 notes: dict[str, dict[str, Any]] = {}
                 try:
-                    _fold(segs, notes, self.index.checkpoint, self.gone)
+                    _fold(segs, notes, self.index.checkpoint, self.gone, self.index)
                 except JournalBroken:
                     raise locate_break(segs, self.index.checkpoint, "memory.idx") from None
                 self.extra = {

@@ -1,10 +1,10 @@
 """The desk's pages and actions: each reads or acts through the core, and renders a template.
 
 Pages: the queue (`/`), every note with a search (`/notes`), a note
-(`/notes/ID`), a confirmation before a promote or a remove
-(`/notes/ID/promote`, `/notes/ID/remove`), and the journal's timeline with
-its replay (`/journal`). Actions are POSTs to
-`/notes/ID/{keep,revise,remove,promote}`, answered by a redirect to the page
+(`/notes/ID`), a confirmation before a promote, a remove or a restore
+(`/notes/ID/promote`, `/notes/ID/remove`, `/notes/ID/restore`), and the
+journal's timeline with its replay (`/journal`). Actions are POSTs to
+`/notes/ID/{keep,revise,remove,promote,restore}`, answered by a redirect to the page
 that shows the result (`?done=...` names one of the fixed messages in
 `DONE`, never text from the request). A refusal from the core (the gate, an
 unknown id, a broken journal) is shown on the page it came from, with what the
@@ -35,6 +35,8 @@ DONE = {
     "promoted": "Promoted: the note is written into this checkout's .abcd/memory.json "
     "as a working-tree change. Review it with git diff and commit it yourself.",
     "removed": "Removed: the note is out of the view; its history stays in the journal.",
+    "restored": "Restored: the note is back as it stood when it was removed, and is recalled "
+    "again; the removal stays in its history.",
 }
 _NOTE_PATH = re.compile(r"^/notes/(?P<id>[A-Za-z0-9_-]{1,80})(?:/(?P<act>[a-z]+))?$")
 NOT_FOUND = "no such page"
@@ -87,7 +89,7 @@ class Desk:
             if request.method == "GET":
                 if act is None:
                     return self.note(note_id, request)
-                if act in ("promote", "remove"):
+                if act in CONFIRMED:
                     return self.confirm(note_id, act)
             elif act in ACTIONS:
                 return ACTIONS[act](self, note_id, request)
@@ -136,6 +138,11 @@ class Desk:
         story = reading.story(note_id, self.repo)
         if story is None:
             return self.render("problem.html", HTTPStatus.NOT_FOUND, problem=f"no note {note_id}")
+        if act == "restore" and problem is None:
+            try:  # the gate's refusal, or why there is nothing to restore, before any tick
+                reading.check_restore(note_id, self.repo)
+            except AbcdError as err:
+                problem = str(err)
         status = HTTPStatus.OK if problem is None else HTTPStatus.CONFLICT
         return self.render("confirm.html", status, story=story, act=act, problem=problem)
 
@@ -188,13 +195,25 @@ class Desk:
             return self.confirm(note_id, "remove", str(err))
         return redirect("/?done=removed")
 
+    def restore(self, note_id: str, request: Request) -> Response:
+        if request.form.get("confirm") != "yes":
+            return self.confirm(note_id, "restore", "tick the box to confirm the restore")
+        try:
+            reading.restore(note_id, self.repo, request.form.get("seen", ""))
+        except AbcdError as err:
+            return self.confirm(note_id, "restore", str(err))
+        return redirect(f"/notes/{note_id}?done=restored")
+
 
 ACTIONS: dict[str, Callable[[Desk, str, Request], Response]] = {
     "keep": Desk.keep,
     "revise": Desk.revise,
     "promote": Desk.promote,
     "remove": Desk.remove,
+    "restore": Desk.restore,
 }
+# The acts asked for on a page of their own, with a box to tick, before their POST.
+CONFIRMED = ("promote", "remove", "restore")
 
 
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")

@@ -90,6 +90,7 @@ class Story:
     removed: bool
     shadowed: bool  # a project note of the same id is recalled instead
     problems: list[str]
+    removal: int | None = None  # a removed note's last removal, the seq a restore undoes
 
     @property
     def actionable(self) -> bool:
@@ -273,6 +274,9 @@ def story(note_id: str, repo: Repo | None) -> Story | None:
         removed=told.removed,
         shadowed=told.note is not None and told.project is not None,
         problems=list(told.problems),
+        removal=next((s.seq for s in reversed(steps) if s.type == "note.removed"), None)
+        if told.removed
+        else None,
     )
 
 
@@ -336,6 +340,16 @@ def promote(note_id: str, repo: Repo | None, seen: str) -> str:
 
 def remove(note_id: str, repo: Repo | None, seen: str) -> None:
     desk.remove(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo))
+
+
+def check_restore(note_id: str, repo: Repo | None) -> None:
+    """`Refused` when a restore of the note would be (said on the page before the person ticks)."""
+    desk.check_restore(note_id, repo)
+
+
+def restore(note_id: str, repo: Repo | None, seen: str) -> None:
+    """Restore the note; `seen` is the seq of the removal the page showed (`_seen`'s rule)."""
+    desk.restore(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo))
 
 
 @dataclass
