@@ -194,3 +194,37 @@ def test_show_of_a_removed_note_says_how_to_bring_it_back(abcd: Run, repo: Path)
     removed_by_agent(abcd, note_id)
     text = abcd("memory", "show", note_id).out
     assert f"removed (its history follows; `abcd memory restore {note_id}` brings it back" in text
+
+
+def test_removed_lists_what_is_removed_now_as_it_stood_newest_first_with_who_removed_it(
+    abcd: Run, repo: Path
+) -> None:
+    assert abcd("memory", "removed").out.strip() == "no removed notes"
+    race = add(abcd)
+    deploy = add(abcd, "Deploys go out on Tuesdays", recall=("deploy",), body="Tuesdays.")
+    back = add(abcd, "Squash before merging", recall=("merge",), body="Squash them.")
+    revised = abcd(
+        "memory", "revise", race, "--by", "person", "--title", "Rerun a flaky test alone",
+        "--recall", "flaky", stdin="Rerun it alone first.",
+    )  # fmt: skip
+    assert revised.code == 0, revised.err
+    removed_by_agent(abcd, race)
+    assert abcd("memory", "remove", deploy).code == 0  # by a person
+    removed_by_agent(abcd, back)
+    assert restore(back, repo)[0] == 0  # back: no longer listed
+
+    listed = json.loads(abcd("memory", "removed", "--json").out)["notes"]
+    assert [n["id"] for n in listed] == [deploy, race]  # the newest removal first
+    by_id = {n["id"]: n for n in listed}
+    assert by_id[race]["title"] == "Rerun a flaky test alone" and by_id[race]["revision"] == 1
+    assert by_id[race]["removed_by"] == BY and by_id[deploy]["removed_by"] == "person"
+    assert by_id[race]["reach"] == "this repository" and by_id[race]["removed_seq"] == 5
+    text = abcd("memory", "removed", "--by", "claude").out
+    assert race in text and deploy not in text
+    assert f"bring it back: abcd memory restore {race}" in text
+    assert "| Rerun it alone first." in text
+    assert json.loads(abcd("memory", "removed", "--since", "2999-01-01", "--json").out) == {
+        "notes": []
+    }
+    late = abcd("memory", "removed", "--since", "tomorrow")
+    assert late.code == 2 and "not a time" in late.err

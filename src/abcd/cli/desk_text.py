@@ -123,6 +123,26 @@ def restore_lines(removal: Removal) -> list[str]:
     return [escaped(line, keep="\t") for line in lines]
 
 
+def removed_lines(removals: list[Removal]) -> list[str]:
+    """What `memory removed` prints: each removed note as it stood, who removed it, and how to
+    bring it back."""
+    lines: list[str] = [] if removals else ["no removed notes"]
+    for removal in removals:
+        note = removal.note
+        lines += [
+            f"{note.id}  {note.title}",
+            f"  removed by {removal.by} at {removal.at} (seq {removal.seq}), "
+            f"{_session(removal.session)}",
+            f"  written by {note.written_by} at {note.written_at}, {_session(note.session)}",
+            *_revised(note),
+            *([f"  kept by {note.reviewed_by} at {note.reviewed_at}"] if note.reviewed else []),
+            *_text(note.title, note.body, note.recall, "  ")[1:],
+            f"  bring it back: abcd memory restore {note.id}",
+            "",
+        ]
+    return [escaped(line, keep="\t") for line in lines]
+
+
 def _revised(note: Note) -> list[str]:
     """The line saying which revision the note's text is, and whose; none for a note as added."""
     if not note.revision:

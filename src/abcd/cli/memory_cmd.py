@@ -28,7 +28,7 @@ from abcd.terminal import escaped
 
 app = command_group(
     "Keep notes: add, import, list and remove them; show, revise, keep and promote them in "
-    "review, restore a removed one. Bare: counts per layer."
+    "review; list the removed ones and restore one. Bare: counts per layer."
     "\n\n\b\nExample:\n  abcd memory --json",
     invoke_without_command=True,
 )
@@ -625,6 +625,58 @@ def restore(note_id: NoteId, session: Session = None) -> None:
     _say_done(
         f"restored {back.id} as of revision {back.revision}: {back.title}", "restored", warnings
     )
+
+
+@app.command()
+def removed(
+    json: Json = False,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            metavar="WHO",
+            help="Only notes removed by WHO (`Claude` matches every Claude model, `person`).",
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="TIME",
+            help="Only notes removed at or after TIME (RFC 3339, or a date).",
+        ),
+    ] = None,
+) -> None:
+    """The removed personal notes, each as it stood when it was removed, the newest removal first.
+
+    Who removed it, when and in which session; `abcd memory restore ID`
+    brings one back.
+
+    \b
+    Example:
+      abcd memory removed --by Claude --since 2026-12-01
+    """
+    history.check_by(by)
+    repo = find_repo()
+    gone = desk.removed(by=by, since=since)
+    if json:
+        emit_json(
+            {
+                "notes": [
+                    {
+                        **listing.machine_entry(r.note, repo),
+                        "removed_by": r.by,
+                        "removed_at": r.at,
+                        "removed_seq": r.seq,
+                        "removed_session": r.session,
+                    }
+                    for r in gone
+                ]
+            }
+        )
+    else:
+        for line in desk_text.removed_lines(gone):
+            print(line)
 
 
 @app.command()

@@ -189,26 +189,45 @@ def audit(
 
 
 class Removal(NamedTuple):
-    """A note's last removal: the note as it stood just before it, and the removal's seq."""
+    """A note's last removal: the note as it stood just before it, and the removal's stamps."""
 
     note: Note
     seq: int
+    at: str
+    by: str
+    session: str | None
+
+
+def fold_removals(home: Home, only: str | None = None) -> tuple[Projection, dict[str, Removal]]:
+    """The journal folded (`only`: that note's events alone), and each removed note's last
+    removal, with the note as it stood just before it (a restored note's too)."""
+    projection = Projection(EMPTY_VIEW)
+    last: dict[str, Removal] = {}
+    for record in records(home):
+        event = record.event
+        if only is not None and getattr(event, "id", None) != only:
+            continue
+        if type(event) is NoteRemoved:
+            before = projection.note(event.id)
+            if before is not None:
+                last[event.id] = Removal(
+                    before, record.seq, record.at, event.removed_by, event.session
+                )
+        projection.apply(record)
+    return projection, last
 
 
 def now_and_as_removed(home: Home, note_id: str) -> tuple[Note | None, Removal | None]:
-    """The note as it stands now (`None` unless live) and its last removal (`None` if never):
-    the fold of its own events, and its state just before that removal."""
-    projection = Projection(EMPTY_VIEW)
-    last: Removal | None = None
-    for record in records(home):
-        event = record.event
-        if getattr(event, "id", None) != note_id:
-            continue
-        if type(event) is NoteRemoved:
-            before = projection.note(note_id)
-            last = Removal(before, record.seq) if before is not None else last
-        projection.apply(record)
-    return projection.note(note_id), last
+    """The note as it stands now (`None` unless live) and its last removal (`None` if never)."""
+    projection, last = fold_removals(home, note_id)
+    return projection.note(note_id), last.get(note_id)
+
+
+def removed_notes(home: Home) -> list[Removal]:
+    """Every note removed now, as it stood at its last removal, the newest removal first."""
+    projection, last = fold_removals(home)
+    gone = [r for note_id, r in last.items() if projection.note(note_id) is None]
+    return sorted(gone, key=lambda r: r.seq, reverse=True)
 
 
 def as_of_point(as_of: str) -> tuple[int | None, str | None]:

@@ -14,6 +14,7 @@ nothing written); the edge maps them to an exit code or a page's message.
 - `queue()`: unreviewed personal notes, the most-sent first, near-duplicates
   flagged (`QueueItem.twins`).
 - `find(Filter)`: `memory list`'s entries with `--search/--by/--since/--unreviewed`.
+- `removed(by, since)`: `memory removed`'s notes, each as it stood when last removed.
 - `revise`, `keep`, `promote`, `remove`, `restore`: the acts, each one
   journal event; `check_promotion(story, repo)` and `check_restore(id,
   repo)` say before the person is asked whether the act would be refused.
@@ -48,6 +49,7 @@ from abcd.journal.history import (
     matches_by,
     parse_time,
     records,
+    removed_notes,
     replay,
 )
 from abcd.journal.view import Note, View, waits_for_review
@@ -85,6 +87,7 @@ __all__ = [
     "promote",
     "queue",
     "remove",
+    "removed",
     "restore",
     "revise",
     "session_sends",
@@ -197,6 +200,22 @@ def find(flt: Filter, repo: Repo | None = None) -> listing.Listed:
     listed = listing.list_notes(repo)
     listed.entries = [e for e in listed.entries if flt.matches(e)]
     return listed
+
+
+def removed(*, by: str | None = None, since: str | None = None) -> list[Removal]:
+    """The personal notes removed now, each as it stood at its last removal, the newest removal
+    first; `by`: removed by (as `matches_by`), `since`: removed at or after (RFC 3339 or a date)."""
+    since_at = parse_time(since) if since is not None else None
+    home = Home.open()
+    if home is None:
+        return []
+    with home:
+        gone = removed_notes(home)
+    return [
+        r
+        for r in gone
+        if (by is None or matches_by(r.by, by)) and (since_at is None or r.at >= since_at)
+    ]
 
 
 def story(note_id: str, repo: Repo | None = None) -> Story:

@@ -70,31 +70,34 @@ def reach(note: Note, repo: Repo | None) -> str:
     return ANOTHER_REPOSITORY
 
 
+def machine_entry(note: Note, repo: Repo | None) -> dict[str, Any]:
+    """A personal note as `memory list --json` gives it: every field, stamps null until set."""
+    return {
+        "id": note.id,
+        "title": note.title,
+        "body": note.body,
+        "recall": list(note.recall),
+        "root": note.root,
+        "origin": note.origin,
+        "written_by": note.written_by,
+        "written_at": note.written_at,
+        "session": note.session,
+        "layer": "machine",
+        "reach": reach(note, repo),
+        # The review stamps (issue 14): null until a person revised, kept or promoted it.
+        "revision": note.revision,
+        "revised_by": note.revised_by,
+        "revised_at": note.revised_at,
+        "reviewed_by": note.reviewed_by,
+        "reviewed_at": note.reviewed_at,
+        "promoted_by": note.promoted_by,
+        "promoted_at": note.promoted_at,
+    }
+
+
 def list_notes(repo: Repo | None) -> Listed:
     listed = Listed(places=places())
-    for note in _machine_notes(listed):
-        entry: dict[str, Any] = {
-            "id": note.id,
-            "title": note.title,
-            "body": note.body,
-            "recall": list(note.recall),
-            "root": note.root,
-            "origin": note.origin,
-            "written_by": note.written_by,
-            "written_at": note.written_at,
-            "session": note.session,
-            "layer": "machine",
-            "reach": reach(note, repo),
-            # The review stamps (issue 14): null until a person revised, kept or promoted it.
-            "revision": note.revision,
-            "revised_by": note.revised_by,
-            "revised_at": note.revised_at,
-            "reviewed_by": note.reviewed_by,
-            "reviewed_at": note.reviewed_at,
-            "promoted_by": note.promoted_by,
-            "promoted_at": note.promoted_at,
-        }
-        listed.entries.append(entry)
+    listed.entries = [machine_entry(note, repo) for note in _machine_notes(listed)]
     for pnote in _project_notes(repo, listed):
         listed.entries.append(
             {

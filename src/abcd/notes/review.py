@@ -192,7 +192,8 @@ def restore_note(
     restored: list[Note] = []
 
     def plan(known: store.Known) -> list[Event]:
-        note, seq = removed_note(known.home, note_id, repo)
+        removal = removed_note(known.home, note_id, repo)
+        note, seq = removal.note, removal.seq
         if seen is not None and seq != seen:
             raise Refused(
                 "removed again",
