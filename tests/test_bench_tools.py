@@ -141,3 +141,14 @@ def test_the_review_benchmark_answers_every_page_of_a_desk_it_built(tmp_path: Pa
     rows = re.findall(r"^  (.+?) +median +[\d.]+ ms$", report, re.MULTILINE)
     assert rows == ["queue /", "notes /notes", "search /notes?search=WORD", "a note /notes/ID",
                     "journal /journal", "replay /journal?seq=half"], report  # fmt: skip
+
+
+def test_the_lean_fold_benchmark_times_both_reads_of_a_journal_it_built(tmp_path: Path) -> None:
+    home = tmp_path / "lean-home"
+    for _ in range(2):  # built on the first run, reused on the second
+        out = tool("bench_lean_fold.py", "--home", str(home), "--notes", "40", "--rounds", "1",
+                   home=tmp_path)  # fmt: skip
+        assert re.fullmatch(
+            r"walk for a break [\d.]+ ms; fold from zero [\d.]+ ms \(best of 1\)\n", out
+        )
+    assert len((home / "journal" / "000001.jsonl").read_bytes().splitlines()) == 40

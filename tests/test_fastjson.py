@@ -123,6 +123,23 @@ def test_any_bad_input_is_a_value_error_with_a_message_in_a_fresh_interpreter(
         assert kind == "value" and value == repr(json.loads(data)), (version, data)
 
 
+# What the journal's lines are read with in the hook: the tokens msgspec refuses are refused too.
+STRICT_PROBE = PROBE.replace("fastjson.loads(data)", "fastjson.loads_strict(data)")
+CONSTANTS = [b"[NaN]", b'{"a": Infinity}', b'{"a": [1, -Infinity]}', b'{"a": NaN,}', b"NaN"]
+
+
+@pytest.mark.parametrize("version", PYTHONS)
+def test_strict_refuses_nan_and_infinity_and_reads_the_rest_as_json_in_a_fresh_interpreter(
+    version: str,
+) -> None:
+    good = [json.dumps(v).encode() for v in ({"a": [1, 2.5, None, "NaN"]}, [], 1e300)]
+    results = run_fresh(version, STRICT_PROBE, BAD + CONSTANTS + good)
+    for data, (kind, message) in zip(BAD + CONSTANTS, results, strict=False):
+        assert kind == "ValueError" and message, (version, data[:40], kind, message)
+    for data, (kind, value) in zip(good, results[len(BAD) + len(CONSTANTS) :], strict=True):
+        assert kind == "value" and value == repr(json.loads(data)), (version, data)
+
+
 def test_a_syntax_error_names_where_it_is_as_json_does() -> None:
     with pytest.raises(ValueError, match="char 8"):
         fastjson.loads('{"a": 1,}')

@@ -72,11 +72,12 @@ def loads(
         raise ValueError(f"not UTF-8: byte {err.start}") from None
     if text.startswith("\ufeff"):
         raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
-    scanner = (
-        _default_scanner
-        if parse_float is None and parse_constant is None
-        else _json.make_scanner(_Context(parse_float, parse_constant))  # type: ignore[arg-type]
-    )
+    if parse_constant is _refuse_constant:
+        scanner = _strict_scanner
+    elif parse_float is None and parse_constant is None:
+        scanner = _default_scanner
+    else:
+        scanner = _json.make_scanner(_Context(parse_float, parse_constant))  # type: ignore[arg-type]
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
         value, end = scanner(text, start)
@@ -94,6 +95,21 @@ def loads(
 
 
 _TOO_DEEP = "nested too deeply"
+
+
+def loads_strict(data: str | bytes) -> Any:
+    """As `loads`, but the `NaN`, `Infinity` and `-Infinity` tokens, which `json` takes and the
+    JSON standard (and msgspec) does not, are a `ValueError` like any other fault."""
+    return loads(data, parse_constant=_refuse_constant)
+
+
+def _refuse_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+_strict_scanner = (
+    _json.make_scanner(_Context(None, _refuse_constant)) if _json is not None else None  # type: ignore[arg-type]
+)
 
 
 def _by_json(

@@ -92,6 +92,40 @@ def test_every_command_names_the_same_seq_for_an_edit_in_the_middle(
     assert "every pull" not in env["text"]
 
 
+def append_chained(home: Path, kind: str, data: object, v: int = 1) -> int:
+    """Append a line whose chain holds (its prev the hash of the last line) but whose data is
+    whatever the editor wrote; return its seq."""
+    import hashlib
+
+    path = segment(home)
+    last = path.read_bytes().splitlines()[-1]
+    seq = json.loads(last)["seq"] + 1
+    line = {"v": v, "seq": seq, "at": "2099-01-01T00:00:00.000000Z", "type": kind,
+            "prev": hashlib.sha256(last).hexdigest(), "data": data}  # fmt: skip
+    with path.open("ab") as out:
+        out.write(json.dumps(line, separators=(",", ":")).encode() + b"\n")
+    return int(seq)
+
+
+def test_a_rechained_line_whose_data_is_not_its_event_is_the_break_for_every_reader(
+    host: Host, abcd: Run, abcd_home: Path
+) -> None:
+    """Once, the chain's check read only the envelope: `journal verify` said "intact", every
+    command "seq 0: the journal changed while it was read", and the hook sent the line's note."""
+    three_notes(host)
+    forged = {"id": "mem-2612021859514199", "title": FORGED, "body": FORGED,
+              "recall": ["deploy"], "root": None, "origin": "agent", "session": None}  # fmt: skip
+    seq = append_chained(abcd_home, "note.added", forged)  # no `written_by`
+    for args in (("journal", "verify"), ("memory", "list"), ("journal", "audit")):
+        result = abcd(*args)
+        assert result.code == 1, args
+        assert f"journal broken at seq {seq}: edited: the line does not decode" in result.err
+        assert "note.added data does not decode" in result.err
+    env = host.prompt("deploy it", "s1")
+    assert f"journal broken at seq {seq}" in env["stderr"]
+    assert FORGED not in env["text"] and not [k for k in keys(env) if k.startswith("mem-")]
+
+
 def test_audit_shows_the_intact_prefix_and_marks_the_break(
     host: Host, abcd: Run, abcd_home: Path
 ) -> None:

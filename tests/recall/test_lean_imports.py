@@ -27,6 +27,8 @@ MODULES = (
     "abcd.recall.engine",
     "abcd.recall.index",
     "abcd.recall.stemcache",
+    "abcd.recall.machine",
+    "abcd.journal.lean",
     "abcd.host.hook",
     "abcd.session.fill",
     "abcd.session.brackets",

@@ -237,3 +237,43 @@ def test_the_pages_work_without_javascript_and_the_slider_replays_with_it(
     live.wait_for_url("**/journal?seq=1*")
     expect(live.locator("section.as-of h2")).to_contain_text("after seq 1")
     expect(live.locator("ul.view li")).to_have_count(1)
+
+
+def test_a_person_removes_a_note_finds_it_in_the_journal_and_restores_it(
+    repo: Path, abcd: Run, browser: Browser, served: DeskServer, shots: Path
+) -> None:
+    note = add_note(
+        abcd,
+        "Releases are cut from main by the release script",
+        "Run tools/release with the version; it tags and pushes. Never tag by hand.",
+        "release",
+        "tag",
+        session=SESSION,
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    root = served.root
+    page.goto(served.url)
+    page.goto(served.url.split("?")[0] + f"notes/{note}")
+    page.click("form[action$='/remove'] button")
+    page.check("input[name=confirm]")
+    page.click("form.confirm button[type=submit]")
+    expect(page.locator(".done")).to_contain_text("Removed")
+
+    # The journal names the removal and links the note's page, which offers the way back.
+    page.click(f"header nav a[href='{root}/journal']")
+    removal = page.locator("section.events tbody tr", has_text="note.removed")
+    removal.locator(f"a[href='{root}/notes/{note}']").click()
+    expect(page.locator(".status .badge.removed")).to_be_visible()
+    page.click("form[action$='/restore'] button")
+    expect(page.locator("h1")).to_have_text("Restore this note?")
+    expect(page.locator("form.confirm")).to_contain_text("as it stood when it was removed (seq 2)")
+    shot(page, shots, "restore")
+    page.check("input[name=confirm]")
+    page.click("form.confirm button[type=submit]")
+    expect(page.locator(".done")).to_contain_text("Restored")
+    expect(page.locator(".status .badge.removed")).to_have_count(0)
+    expect(page.locator("form[action$='/keep'] button")).to_be_visible()
+    last = events(abcd)[-1]
+    assert (last["type"], last["note"], last["by"]) == ("note.restored", note, "person")
+    listed = json.loads(abcd("memory", "list", "--json").out)["notes"]
+    assert [n["id"] for n in listed] == [note]

@@ -128,12 +128,13 @@ class Loaded:
 def read_links(
     segs: Segments, scan: Scan | None = None, on_bytes: Callable[[int], None] | None = None
 ) -> list[Link]:
-    """Every complete line of the journal as a `Link` (seq and prev, or why it does not decode)."""
+    """Every complete line of the journal as a `Link` (seq and prev, or why it does not decode:
+    its data too, so a line no fold can read is the break, never a link that holds)."""
     links = []
     for raw in segs.lines(scan=scan, on_bytes=on_bytes):
         try:
-            env = decode_envelope(raw.data)
-            links.append(Link(raw.segment, raw.end, raw.data, env.seq, env.prev))
+            typed = decode_typed(raw.data)
+            links.append(Link(raw.segment, raw.end, raw.data, typed.seq, typed.prev))
         except BadLine as err:
             links.append(Link(raw.segment, raw.end, raw.data, None, "", str(err)))
     return links

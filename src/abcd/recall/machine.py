@@ -26,6 +26,7 @@ from abcd.digest import (
 )
 from abcd.errors import NEWER_ABCD, CorruptFile, JournalBroken, hint_for
 from abcd.journal.head import Head, head_beside, view_checkpoint
+from abcd.journal.lean import is_event, is_text, readable
 from abcd.journal.segments import Segments, segment_rel
 from abcd.recall.items import Item
 from abcd.trust.guarded import Home
@@ -162,16 +163,17 @@ def _links(segs: Segments) -> list[Link]:
     links = []
     for raw in segs.lines():
         try:
-            line = fastjson.loads(raw.data)
+            line = fastjson.loads_strict(raw.data)
             seq, prev = line["seq"], line["prev"]
             ok = (
                 type(seq) is int
                 and isinstance(prev, str)
-                and isinstance(line["at"], str)
+                and is_text(line["at"])
                 and isinstance(line["type"], str)
                 and "data" in line
                 and type(line["v"]) is int
                 and line["v"] <= JOURNAL_VERSION
+                and readable(raw.data, line)
             )
             newer = (
                 f"{NEWER_ABCD} (journal v{line['v']})"
@@ -186,6 +188,9 @@ def _links(segs: Segments) -> list[Link]:
                     raw.segment, raw.end, raw.data, None, "", f"unknown event type {line['type']!r}"
                 )
             )
+        elif ok and not is_event(line["type"], line["data"]):
+            what = f"{line['type']} data does not decode"
+            links.append(Link(raw.segment, raw.end, raw.data, None, "", what))
         elif ok:
             links.append(Link(raw.segment, raw.end, raw.data, seq, prev))
         elif newer:
@@ -231,12 +236,17 @@ def _fold(
     for raw in segs.lines(segment, offset):
         where = segment_rel(raw.segment)
         try:
-            line = fastjson.loads(raw.data)
+            line = fastjson.loads_strict(raw.data)
             if line["v"] > JOURNAL_VERSION:
                 raise JournalBroken(seq + 1, f"{NEWER_ABCD} (journal v{line['v']})", where)
             kind, data = line["type"], line["data"]
+            if not readable(raw.data, line):
+                raise ValueError("not JSON msgspec reads")
         except (ValueError, KeyError, TypeError):
             raise JournalBroken(seq + 1, "not a journal line", where) from None
+        if not is_event(kind, data) and kind in _KINDS:
+            # A field missing or of another type: a break for every command, so for the hook.
+            raise JournalBroken(seq + 1, f"{kind} data does not decode", where)
         if line.get("seq") != seq + 1 or line.get("prev") != head:
             raise JournalBroken(
                 seq + 1, "the chain is broken here; run `abcd journal verify`", where

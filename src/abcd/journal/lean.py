@@ -1,0 +1,176 @@
+"""Whether a journal line's `data` is the event its `type` names, judged without msgspec.
+
+The hook folds the lines past its index with the standard library
+(`abcd.recall.machine`); the commands decode them with msgspec
+(`abcd.journal.envelope`). A line whose data is not its event (a field
+missing, a word list that is a string, a note given as a number) is a break
+for the commands, so it must be one for the hook too, at the same seq, or
+the hook would send a note `journal verify` calls broken. So this table says
+what `abcd.journal.events` declares, as msgspec decodes it: every field
+without a default present, of its type (an int is never a bool, a list of
+words holds only text), keys it does not name passed over. A property test
+holds it to msgspec's answer on random data, and every field of every event
+to a line of the table (`tests/journal/test_lean.py`).
+
+Standard library only: the hook imports it.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+
+def is_text(value: Any) -> bool:
+    """Text msgspec decodes: a string without a lone surrogate (`"\\ud800"` is valid JSON,
+    which the standard library decodes and msgspec refuses)."""
+    if type(value) is not str:
+        return False
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _text_or_none(value: Any) -> bool:
+    return value is None or is_text(value)
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int
+
+
+def _words(value: Any) -> bool:
+    return type(value) is list and all(is_text(word) for word in value)
+
+
+def _origin(value: Any) -> bool:
+    return value in ORIGINS and type(value) is str
+
+
+# `abcd.journal.note.Origin`.
+ORIGINS = ("agent", "host-memory-move", "person")
+
+
+Fields = dict[str, "Callable[[Any], bool]"]
+
+# `abcd.journal.note.Note`: the fields without a default, then the review stamps.
+NOTE: Fields = {
+    "id": is_text,
+    "title": is_text,
+    "body": is_text,
+    "recall": _words,
+    "root": _text_or_none,
+    "origin": _origin,
+    "written_by": is_text,
+    "written_at": is_text,
+    "session": _text_or_none,
+}
+NOTE_STAMPS: Fields = {
+    "revision": _count,
+    "revised_by": _text_or_none,
+    "revised_at": _text_or_none,
+    "reviewed_by": _text_or_none,
+    "reviewed_at": _text_or_none,
+    "promoted_by": _text_or_none,
+    "promoted_at": _text_or_none,
+}
+
+
+def _note(value: Any) -> bool:
+    return type(value) is dict and fits(value, NOTE, NOTE_STAMPS)
+
+
+# Each event's fields (`abcd.journal.events`); none has a default.
+EVENTS: dict[str, Fields] = {
+    "note.added": {
+        "id": is_text,
+        "title": is_text,
+        "body": is_text,
+        "recall": _words,
+        "root": _text_or_none,
+        "origin": _origin,
+        "written_by": is_text,
+        "session": _text_or_none,
+    },
+    "note.removed": {"id": is_text, "removed_by": is_text, "session": _text_or_none},
+    "journal.recovered": {
+        "from_seq": _count,
+        "what": is_text,
+        "set_aside": is_text,
+        "lines": _count,
+        "bytes": _count,
+        "sha256": is_text,
+        "recovered_by": is_text,
+        "session": _text_or_none,
+    },
+    "note.revised": {
+        "id": is_text,
+        "title": is_text,
+        "body": is_text,
+        "recall": _words,
+        "revised_by": is_text,
+        "session": _text_or_none,
+    },
+    "note.reviewed": {
+        "id": is_text,
+        "revision": _count,
+        "reviewed_by": is_text,
+        "session": _text_or_none,
+    },
+    "note.promoted": {
+        "id": is_text,
+        "revision": _count,
+        "root": _text_or_none,
+        "promoted_by": is_text,
+        "session": _text_or_none,
+    },
+    "note.restored": {
+        "id": is_text,
+        "note": _note,
+        "restored_by": is_text,
+        "session": _text_or_none,
+    },
+}
+
+
+def fits(data: dict[str, Any], required: Fields, optional: Fields | None = None) -> bool:
+    """Whether `data` holds every `required` field, and each field it holds is of its type."""
+    for name, check in required.items():
+        if name not in data or not check(data[name]):
+            return False
+    if optional:
+        for name, check in optional.items():
+            if name in data and not check(data[name]):
+                return False
+    return True
+
+
+def readable(raw: bytes, line: Any) -> bool:
+    """Whether msgspec reads the line the standard library read as `line` (parsed with
+    `abcd.fastjson.loads_strict`, which refuses the `NaN` and `Infinity` tokens as msgspec
+    does): msgspec also refuses a lone surrogate in any string (`"\\ud800"`, keys and ignored
+    fields too), looked for only when the bytes hold an escape."""
+    return b"\\u" not in raw or _encodable(line)
+
+
+def _encodable(value: Any) -> bool:
+    """Whether every string in `value` (keys too) is UTF-8 text, with no lone surrogate."""
+    if type(value) is str:
+        return is_text(value)
+    if type(value) is dict:
+        return all(is_text(k) and _encodable(v) for k, v in value.items())
+    if type(value) is list:
+        return all(_encodable(v) for v in value)
+    return True
+
+
+def is_event(kind: str, data: Any) -> bool:
+    """Whether `data` decodes as the event `kind` names (a kind not in the table: no)."""
+    fields = EVENTS.get(kind)
+    return fields is not None and type(data) is dict and fits(data, fields)
