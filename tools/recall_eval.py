@@ -106,12 +106,16 @@ def build_home(home: Path, recallset: Path) -> dict[str, str]:
 class Row:
     """One prompt of the set and what the hook's code made of it."""
 
-    def __init__(self, spec: dict[str, str | None], ranked: list[str], sent: list[str]) -> None:
+    def __init__(
+        self, spec: dict[str, str | None], scored: list[tuple[str, float]], sent: list[str]
+    ) -> None:
         self.prompt = spec["prompt"] or ""
         self.expect = spec["expect"]
         self.kind = spec["kind"] or ""
         self.half = spec["half"] or ""
-        self.ranked, self.sent = ranked, sent
+        self.scored = scored  # every candidate's set key and score, in ranked order
+        self.ranked = [key for key, _ in scored[:5]]
+        self.sent = sent
 
 
 def run(
@@ -148,9 +152,11 @@ def run(
                     {"session_id": str(uuid.uuid4()), "prompt": p["prompt"], "cwd": str(outside)}
                 )
                 with route(payload, io.StringIO()) as outcome:
-                    ranked = [key_of.get(c.item.key, c.item.key) for c in outcome.candidates[:5]]
+                    scored = [
+                        (key_of.get(c.item.key, c.item.key), c.score) for c in outcome.candidates
+                    ]
                     sent = [key_of.get(c.item.key, c.item.key) for c in outcome.recalled]
-                rows.append(Row(p, ranked, sent))
+                rows.append(Row(p, scored, sent))
             runs.append(rows)
         vars(second).update(dict(zip(THRESHOLDS, shipped, strict=True)))
     return runs
