@@ -35,7 +35,8 @@ import sys
 from pathlib import Path
 
 import recall_eval
-from abcd.recall.bm25f import K1, WEIGHT_BODY, WEIGHT_RECALL, WEIGHT_TITLE, B, Corpus, Doc, idf
+from abcd.recall.bm25f import Corpus, Doc, idf
+from abcd.recall.constants import K1, WEIGHT_BODY, WEIGHT_RECALL, WEIGHT_TITLE, B
 from abcd.recall.items import page_item
 from abcd.recall.terms import Term, term_of, tokens
 
