@@ -283,6 +283,34 @@ def test_import_lands_the_good_lines_in_one_batch_and_names_each_refused_line(
     assert len({e["at"] for e in audit}) == 1  # one batch, one append
 
 
+def test_an_import_counts_only_what_it_wrote_and_names_each_line_a_note_already_holds(
+    abcd: Run, repo: Path
+) -> None:
+    """A line twice in a batch, or a note already live, wrote nothing, yet the import said it had
+    imported them: a script believed new notes were written."""
+    line = json.dumps({"title": "Migrations are numbered", "body": "b", "recall": ["migration"]})
+    other = json.dumps({"title": "Other", "body": "b", "recall": ["other"]})
+    first = abcd("memory", "import", "-", "--by", BY, stdin=f"{line}\n{line}\n")
+    assert first.code == 0, first.err
+    (held,) = set(first.out.split())
+    assert f"abcd: line 2: {held} already holds this text and reach: nothing written" in first.err
+    assert "imported 1 note(s); 1 line(s) already held, nothing written for them" in first.err
+    before = json.loads(abcd("journal", "audit", "--json").out)["events"]
+    assert len(before) == 1
+
+    again = abcd("memory", "import", "-", "--by", BY, "--json", stdin=f"{line}\n{other}\n")
+    out = json.loads(again.out)
+    assert again.code == 0 and out["imported"][0] == held and out["written"] == 1
+    assert out["already_held"] == [{"line": 1, "id": held}]
+    assert "imported 1 note(s); 1 line(s) already held" in again.err
+    added = json.loads(abcd("journal", "audit", "--json").out)["events"][len(before) :]
+    assert [(e["type"], e["note"]) for e in added] == [("note.added", out["imported"][1])]
+
+    nothing = abcd("memory", "import", "-", "--by", BY, stdin=f"{line}\n")
+    assert nothing.code == 0 and nothing.out.split() == [held]
+    assert "imported 0 note(s); 1 line(s) already held" in nothing.err
+
+
 def test_an_import_of_many_bad_lines_names_the_first_counts_the_rest_and_stays_small(
     abcd: Run, repo: Path
 ) -> None:

@@ -155,7 +155,14 @@ def test_restore_is_refused_while_a_live_note_holds_the_same_text(abcd: Run, rep
     assert again != first
     code, out = restore(first, repo)
     assert code == 1 and f"refused: {again} holds the same text and is live; keep that one" in out
+    assert "Type yes" not in out, "refused before the question, not after the person said yes"
     assert [r["type"] for r in audit(abcd)][-1] == "note.added"
+    # The list of removed notes says so too, instead of offering a restore that is refused.
+    text = abcd("memory", "removed").out
+    assert f"its text is live again as {again}: nothing to bring back" in text
+    assert f"abcd memory restore {first}" not in text
+    (listed,) = json.loads(abcd("memory", "removed", "--json").out)["notes"]
+    assert (listed["id"], listed["live_as"]) == (first, again)
 
 
 def test_a_note_removed_again_with_another_text_while_the_person_reads_is_not_restored(
@@ -219,6 +226,7 @@ def test_removed_lists_what_is_removed_now_as_it_stood_newest_first_with_who_rem
     assert by_id[race]["title"] == "Rerun a flaky test alone" and by_id[race]["revision"] == 1
     assert by_id[race]["removed_by"] == BY and by_id[deploy]["removed_by"] == "person"
     assert by_id[race]["reach"] == "this repository" and by_id[race]["removed_seq"] == 5
+    assert by_id[race]["live_as"] is None
     text = abcd("memory", "removed", "--by", "claude").out
     assert race in text and deploy not in text
     assert f"bring it back: abcd memory restore {race}" in text

@@ -125,7 +125,7 @@ def restore_lines(removal: Removal) -> list[str]:
 
 def removed_lines(removals: list[Removal]) -> list[str]:
     """What `memory removed` prints: each removed note as it stood, who removed it, and how to
-    bring it back."""
+    bring it back (or the live note that holds its text now)."""
     lines: list[str] = [] if removals else ["no removed notes"]
     for removal in removals:
         note = removal.note
@@ -137,7 +137,9 @@ def removed_lines(removals: list[Removal]) -> list[str]:
             *_revised(note),
             *([f"  kept by {note.reviewed_by} at {note.reviewed_at}"] if note.reviewed else []),
             *_text(note.title, note.body, note.recall, "  ")[1:],
-            f"  bring it back: abcd memory restore {note.id}",
+            f"  bring it back: abcd memory restore {note.id}"
+            if removal.twin is None
+            else f"  its text is live again as {removal.twin}: nothing to bring back",
             "",
         ]
     return [escaped(line, keep="\t") for line in lines]

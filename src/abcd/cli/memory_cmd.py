@@ -176,7 +176,7 @@ def add(
         "host-memory-move" if moved_from_host else "person" if written_by == PERSON else "agent"
     )
     warnings: list[str] = []
-    twins: list[str] = []
+    twins: list[int] = []
     (note_id,) = service.add_notes(
         [verdict],
         written_by=written_by,
@@ -243,28 +243,39 @@ def import_(
             refused.add(number, str(err))
     del data
     verdicts = service.judge([d for _, d in drafts], repo)
-    accepted = []
+    accepted = []  # (line number, judged draft)
     for (number, _), verdict in zip(drafts, verdicts, strict=True):
         if isinstance(verdict, Refused):
             refused.add(number, str(verdict))
         else:
-            accepted.append(verdict)
+            accepted.append((number, verdict))
     warnings: list[str] = []
+    twins: list[int] = []
     origin: Origin = "person" if written_by == PERSON else "agent"
     ids = (
         service.add_notes(
-            accepted, written_by=written_by, session=stamp, origin=origin, warnings=warnings
+            [judged for _, judged in accepted],
+            written_by=written_by,
+            session=stamp,
+            origin=origin,
+            warnings=warnings,
+            twins=twins,
         )
         if accepted
         else []
     )
-    _remember_place(repo, [j.draft for j in accepted], warnings)
-    _say_written([j.draft for j in accepted], stamp, warnings)
+    held = [(accepted[place][0], ids[place]) for place in twins]
+    unwritten = set(twins)
+    written = [judged.draft for place, (_, judged) in enumerate(accepted) if place not in unwritten]
+    _remember_place(repo, written, warnings)
+    _say_written(written, stamp, warnings)
     named = sorted(refused.named)
     if json:
         emit_json(
             {
                 "imported": ids,
+                "written": len(written),
+                "already_held": [{"line": n, "id": note_id} for n, note_id in held],
                 "refused": [{"line": n, "why": why} for n, why in named],
                 "refused_lines": refused.count,
             }
@@ -272,11 +283,19 @@ def import_(
     else:
         for note_id in ids:
             print(note_id)
+    for number, note_id in held[:IMPORT_REFUSALS_NAMED]:
+        notice(f"line {number}: {note_id} already holds this text and reach: nothing written")
+    if len(held) > IMPORT_REFUSALS_NAMED:
+        notice(f"... and {len(held) - IMPORT_REFUSALS_NAMED} more line(s) already held, not named")
     for number, why in named:
         notice(f"line {number}: {why}")
     if refused.count > len(named):
         notice(f"... and {refused.count - len(named)} more refused line(s), not named")
-    notice(f"imported {len(ids)} note(s); refused {refused.count} line(s)")
+    notice(
+        f"imported {len(written)} note(s)"
+        + (f"; {len(held)} line(s) already held, nothing written for them" if held else "")
+        + f"; refused {refused.count} line(s)"
+    )
     if refused.count:
         raise typer.Exit(1)
 
@@ -669,6 +688,7 @@ def removed(
                         "removed_at": r.at,
                         "removed_seq": r.seq,
                         "removed_session": r.session,
+                        "live_as": r.twin,
                     }
                     for r in gone
                 ]

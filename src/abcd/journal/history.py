@@ -28,7 +28,7 @@ from abcd.journal.events import (
 )
 from abcd.journal.fold import Projection
 from abcd.journal.segments import RawLine, Segments
-from abcd.journal.store import locate_break, walk
+from abcd.journal.store import SameText, locate_break, same_text, walk
 from abcd.journal.view import EMPTY_VIEW, Checkpoint, Note, View
 from abcd.shapes import count_of
 from abcd.trust import Home
@@ -189,24 +189,25 @@ def audit(
 
 
 class Removal(NamedTuple):
-    """A note's last removal: the note as it stood just before it, and the removal's stamps."""
+    """A note's last removal: the note as it stood just before it, and the removal's stamps;
+    `twin`, when the note is removed now, the live note holding its text and reach (added
+    again since: there is nothing to bring back)."""
 
     note: Note
     seq: int
     at: str
     by: str
     session: str | None
+    twin: str | None = None
 
 
-def fold_removals(home: Home, only: str | None = None) -> tuple[Projection, dict[str, Removal]]:
-    """The journal folded (`only`: that note's events alone), and each removed note's last
-    removal, with the note as it stood just before it (a restored note's too)."""
+def fold_removals(home: Home) -> tuple[Projection, dict[str, Removal]]:
+    """The journal folded, and each removed note's last removal, with the note as it stood
+    just before it (a restored note's too)."""
     projection = Projection(EMPTY_VIEW)
     last: dict[str, Removal] = {}
     for record in records(home):
         event = record.event
-        if only is not None and getattr(event, "id", None) != only:
-            continue
         if type(event) is NoteRemoved:
             before = projection.note(event.id)
             if before is not None:
@@ -218,16 +219,36 @@ def fold_removals(home: Home, only: str | None = None) -> tuple[Projection, dict
 
 
 def now_and_as_removed(home: Home, note_id: str) -> tuple[Note | None, Removal | None]:
-    """The note as it stands now (`None` unless live) and its last removal (`None` if never)."""
-    projection, last = fold_removals(home, note_id)
-    return projection.note(note_id), last.get(note_id)
+    """The note as it stands now (`None` unless live) and its last removal (`None` if never),
+    with the live note holding its text now (`Removal.twin`) when it is removed."""
+    projection, last = fold_removals(home)
+    now, removal = projection.note(note_id), last.get(note_id)
+    if now is not None or removal is None:
+        return now, removal
+    return None, _with_twins(projection, [removal])[0]
 
 
 def removed_notes(home: Home) -> list[Removal]:
-    """Every note removed now, as it stood at its last removal, the newest removal first."""
+    """Every note removed now, as it stood at its last removal, the newest removal first, each
+    with the live note holding its text now (`Removal.twin`), if one does."""
     projection, last = fold_removals(home)
     gone = [r for note_id, r in last.items() if projection.note(note_id) is None]
-    return sorted(gone, key=lambda r: r.seq, reverse=True)
+    return sorted(_with_twins(projection, gone), key=lambda r: r.seq, reverse=True)
+
+
+def _with_twins(projection: Projection, removals: list[Removal]) -> list[Removal]:
+    """`removals` with `twin` set where a live note holds the same text and reach."""
+    if not removals:
+        return removals
+    live: dict[SameText, str] = {}
+    for note_id in projection.notes:
+        note = projection.note(note_id)
+        if note is not None:
+            live.setdefault(same_text(note.title, note.body, note.recall, note.root), note_id)
+    return [
+        r._replace(twin=live.get(same_text(r.note.title, r.note.body, r.note.recall, r.note.root)))
+        for r in removals
+    ]
 
 
 def as_of_point(as_of: str) -> tuple[int | None, str | None]:

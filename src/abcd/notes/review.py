@@ -156,7 +156,15 @@ def removed_note(home: Home, note_id: str, repo: Repo | None) -> Removal:
         raise Refused("not removed", message=f"refused: {note_id} is not removed")
     if removal is None:
         raise missing_note(note_id, repo, removed=False)
+    if removal.twin is not None:
+        raise _live_twin(removal.twin)
     return removal
+
+
+def _live_twin(twin: str) -> Refused:
+    return Refused(
+        "same text", message=f"refused: {twin} holds the same text and is live; keep that one"
+    )
 
 
 def check_restorable(note: Note, repo: Repo | None) -> None:
@@ -202,11 +210,8 @@ def restore_note(
             )
         check_restorable(note, repo)
         twin = known.twin(store.same_text(note.title, note.body, note.recall, note.root))
-        if twin is not None:
-            raise Refused(
-                "same text",
-                message=f"refused: {twin} holds the same text and is live; keep that one",
-            )
+        if twin is not None:  # added since the fold above, or found by the index
+            raise _live_twin(twin)
         restored.append(note)
         return [NoteRestored(id=note_id, note=note, restored_by=restored_by, session=session)]
 

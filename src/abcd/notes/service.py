@@ -125,13 +125,13 @@ def add_notes(
     session: str | None,
     origin: Origin = "agent",
     warnings: list[str] | None = None,
-    twins: list[str] | None = None,
+    twins: list[int] | None = None,
 ) -> list[str]:
     """Append one `NoteAdded` per judged draft, as one batch under one lock; return their ids.
 
     A draft whose title, body, recall words and reach equal a live note's (or
     an earlier draft's in the batch) writes nothing: its id is that note's,
-    and goes into `twins` too, when given.
+    and its place in `judged` goes into `twins`, when given.
 
     Once the batch is durable it has landed: a view or index that could not
     be written after it goes into `warnings`, never into an exception.
@@ -144,14 +144,16 @@ def add_notes(
         batch: dict[store.SameText, str] = {}
         events: list[Event] = []
         ids.clear()
-        for item in judged:
+        if twins is not None:
+            twins.clear()  # the plan runs again when the journal moved under it
+        for place, item in enumerate(judged):
             draft = item.draft
             text = store.same_text(draft.title, draft.body, draft.recall, item.root)
             twin = batch.get(text) or known.twin(text)
             if twin is not None:  # a retry or a repeated lesson: that note's id, nothing written
                 ids.append(twin)
                 if twins is not None:
-                    twins.append(twin)
+                    twins.append(place)
                 continue
             note_id = minter.mint()
             batch[text] = note_id
