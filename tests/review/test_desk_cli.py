@@ -572,6 +572,35 @@ def test_a_revised_note_is_recalled_by_its_new_text(abcd: Run, repo: Path, host:
     assert note_id not in old
 
 
+def test_revise_at_a_terminal_reads_the_new_body_there_unless_only_the_title_or_words_change(
+    abcd: Run, repo: Path
+) -> None:
+    """At a terminal `revise ID` kept the body and so refused every revision ("the new text is
+    its own"): a person could change a body only through a pipe."""
+    note_id = add(abcd)
+    code, out = at_a_terminal(
+        ["memory", "revise", note_id, "--by", "person"],
+        "Run go test -race ./... before pushing.\n\x04",
+        repo,
+        when=b"Ctrl-D on a line of its own",
+    )
+    assert code == 0, out
+    assert "reading the note's new body from the terminal" in out
+    note = show(abcd, note_id)["note"]
+    assert note["body"] == "Run go test -race ./... before pushing."
+    assert note["revision"] == 1
+
+    code, out = at_a_terminal(
+        ["memory", "revise", note_id, "--by", "person", "--title", "Race flag first"], None, repo
+    )
+    assert code == 0 and "reading" not in out, out
+    note = show(abcd, note_id)["note"]
+    assert (note["title"], note["body"]) == (
+        "Race flag first",
+        "Run go test -race ./... before pushing.",
+    )
+
+
 # --- the list's filters and the add that finds its twin -----------------------------------
 
 

@@ -515,6 +515,8 @@ def revise(
 ) -> None:
     """Revise a personal note; a new body comes on stdin, if given (the note keeps its id).
 
+    At a terminal, with neither --title nor --recall, the new body is read
+    from the terminal (end it with Ctrl-D); with either, the body is kept.
     The gate judges the new text as it judges an add; the old text stays in
     the journal, and `memory show` shows every revision.
 
@@ -524,7 +526,12 @@ def revise(
     """
     repo = find_repo()
     revised_by, stamp = _stamps(by, session, repo, person_allowed=True)
-    body = None if sys.stdin.isatty() else sys.stdin.read()
+    body = None
+    if not sys.stdin.isatty():
+        body = sys.stdin.read()
+    elif title is None and recall is None:  # nothing else to revise: the body, typed
+        _typing_hint("the note's new body")
+        body = sys.stdin.read()
     warnings: list[str] = []
     note = desk.revise(
         note_id,
