@@ -107,9 +107,28 @@ def _refuse_constant(token: str) -> Any:
     raise ValueError(f"{token} is not JSON")
 
 
-_strict_scanner = (
-    _json.make_scanner(_Context(None, _refuse_constant)) if _json is not None else None  # type: ignore[arg-type]
-)
+def _whole(digits: str) -> int:
+    """An integer of any length, as msgspec reads one: `int()` refuses more than 4,300 digits
+    (CPython's guard against slow conversions; a line is at most 64 KiB), so a longer one is
+    built from pieces under it."""
+    try:
+        return int(digits)
+    except ValueError:
+        sign, digits = (-1, digits[1:]) if digits.startswith("-") else (1, digits)
+        value = 0
+        for at in range(0, len(digits), 4000):
+            piece = digits[at : at + 4000]
+            value = value * 10 ** len(piece) + int(piece)
+        return sign * value
+
+
+def _strict_context() -> _Context:
+    context = _Context(None, _refuse_constant)
+    context.parse_int = _whole  # type: ignore[assignment]
+    return context
+
+
+_strict_scanner = _json.make_scanner(_strict_context()) if _json is not None else None  # type: ignore[arg-type]
 
 
 def _by_json(

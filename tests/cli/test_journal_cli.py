@@ -83,6 +83,18 @@ def test_audit_refuses_a_time_it_cannot_read(abcd: Run) -> None:
     add(abcd, "one")
     result = abcd("journal", "audit", "--since", "yesterday-ish")
     assert result.code == 2 and "not a time" in result.err
+    # An offset past the calendar's ends was a traceback (OverflowError); a week date and digits
+    # run together are Python's forms, not RFC 3339's.
+    for since in ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "2026-W49", "20261203"):
+        for args in (("journal", "audit"), ("memory", "removed"), ("journal", "replay", "--as-of")):
+            flag = () if args[-1] == "--as-of" else ("--since",)
+            if not flag and since.isdigit():
+                continue  # a replay's point in digits is a seq
+            result = abcd(*args, *flag, since)
+            assert result.code == 2, (args, since, result.err)
+            assert len(result.err.splitlines()) == 1 and "not a time" in result.err, result.err
+    offsetless = abcd("journal", "audit", "--since", "2000-01-01T00:00", "--json")
+    assert offsetless.code == 0 and len(json.loads(offsetless.out)["events"]) == 1  # UTC
 
 
 @pytest.mark.parametrize("command", [("journal", "audit"), ("memory", "list")])

@@ -13,6 +13,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Run
 from tests.hook.conftest import Host, keys, rules
 
@@ -124,6 +126,89 @@ def test_a_rechained_line_whose_data_is_not_its_event_is_the_break_for_every_rea
     env = host.prompt("deploy it", "s1")
     assert f"journal broken at seq {seq}" in env["stderr"]
     assert FORGED not in env["text"] and not [k for k in keys(env) if k.startswith("mem-")]
+
+
+def _forged(seq: int, prev: str, change: dict[str, str]) -> bytes:
+    """A whole `note.added` of FORGED (or `kind`'s line around it), chained after `prev`, as
+    JSON text with `change`'s values (`v`, `seq`, `at`, `kind`, `extra` fields of the data)
+    spliced in as written; a lone surrogate in them is written as the byte it escapes."""
+    v, at, kind, extra = (change.get(k, "") for k in ("v", "at", "kind", "extra"))
+    v, kind = v or "1", kind or "note.added"
+    note_id = change.get("id", "mem-2612021859514199")
+    note = json.dumps({"id": note_id, "title": FORGED, "body": FORGED,
+                       "recall": ["deploy"], "root": None, "origin": "agent",
+                       "written_by": "Claude:x", "session": None})  # fmt: skip
+    data = note[:-1] + extra + "}"
+    if kind == "note.restored":  # the note as it stood, so with its time
+        data = data[:-1] + ',"written_at":"2026-12-01T00:00:00.000000Z"}'
+        data = f'{{"id":"{note_id}","note":{data},"restored_by":"person","session":null}}'
+    return (
+        f'{{"v":{v},"seq":{change.get("seq", seq)},"at":{at or json.dumps("2099-01-01T00:00:00.000000Z")},'
+        f'"type":"{kind}","prev":"{prev}","data":{data}}}'
+    ).encode("utf-8", "surrogateescape")
+
+
+# Each: how the line differs from a good one, and what every reader says of it (None: intact).
+FORGERIES = {
+    "restore below its version": (
+        {"v": "2", "kind": "note.restored"},
+        "note.restored at v2, below its v3",
+    ),
+    "time a number": ({"at": "5"}, "not a journal line"),
+    "seq a float": ({"seq": "{seq}.0"}, "not a journal line"),
+    "version a bool": ({"v": "true"}, "not a journal line"),
+    "nested past the bound": ({"extra": ',"x":' + "[" * 200 + "]" * 200}, "not a journal line"),
+    "nested past the parsers": ({"extra": ',"x":' + "[" * 3000 + "]" * 3000}, "not a journal line"),
+    "not UTF-8": ({"extra": ',"x":"\udcc0\udcaf"'}, "not a journal line"),
+    "an int of 5,000 digits": ({"extra": ',"x":' + "7" * 5000}, None),
+}
+
+
+@pytest.mark.parametrize("forgery", sorted(FORGERIES))
+def test_every_reader_reads_a_rechained_line_alike_with_the_caches_and_without(
+    forgery: str, host: Host, abcd: Run, abcd_home: Path
+) -> None:
+    """The hook's reader judged less of the envelope than the commands' (a version below the
+    event's, a time or seq of another type), and its parser refused what msgspec reads (an int
+    past CPython's 4,300 digits, which msgspec passes over in a key no event names) or took what
+    it refuses (bytes that are not UTF-8); nesting past the parsers' depth crashed every command,
+    `journal recover` included, with a traceback."""
+    import hashlib
+
+    ids = three_notes(host)
+    change, said = FORGERIES[forgery]
+    if change.get("kind") == "note.restored":  # of a note removed, as an agent removes one
+        assert abcd("memory", "remove", ids[2], "--by", "Claude:x").code == 0
+        change = dict(change, id=ids[2])
+    path = segment(abcd_home)
+    last = path.read_bytes().splitlines()[-1]
+    seq = json.loads(last)["seq"] + 1
+    if "seq" in change:
+        change = dict(change, seq=change["seq"].format(seq=seq))
+    with path.open("ab") as out:
+        out.write(_forged(seq, hashlib.sha256(last).hexdigest(), change) + b"\n")
+    for args in (("journal", "verify"), ("memory", "list"), ("journal", "audit")):
+        result = abcd(*args)
+        assert "Traceback" not in result.err, result.err
+        if said is None:
+            assert result.code == 0, (args, result.err)
+        else:
+            assert result.code == 1, args
+            assert f"journal broken at seq {seq}" in result.err and said in result.err, result.err
+    for derived in (None, "memory.json", "memory.head", "memory.idx"):
+        if derived is not None:
+            (abcd_home / derived).unlink(missing_ok=True)
+        env = host.prompt("deploy it", f"s-{derived}")
+        if said is None:
+            assert FORGED in env["text"], (derived, env["stderr"])
+        else:
+            assert f"journal broken at seq {seq}" in env["stderr"], (derived, env["stderr"])
+            assert FORGED not in env["text"], derived
+            assert not [k for k in keys(env) if k.startswith("mem-")], derived
+    if said is not None:
+        recovered = abcd("journal", "recover")
+        assert recovered.code == 0 and "Traceback" not in recovered.err, recovered.err
+        assert abcd("journal", "verify").code == 0
 
 
 def test_audit_shows_the_intact_prefix_and_marks_the_break(

@@ -114,3 +114,91 @@ def test_the_lean_judgement_is_msgspecs_on_any_data(line: tuple[str, Any]) -> No
         assert not decodes
         return
     assert (lean.readable(text, read) and lean.is_event(kind, read["data"])) == decodes
+
+
+def test_each_events_version_is_in_the_table() -> None:
+    assert {kind: cls.SINCE for kind, cls in EVENT_TYPES.items()} == lean.SINCE
+
+
+# JSON values nested to any depth, with brackets, quotes and backslashes inside strings.
+NESTED = st.recursive(
+    st.one_of(st.none(), st.integers(), st.text(alphabet='[]{}"\\ab', max_size=6)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=2),
+        st.dictionaries(st.text(alphabet='[{"\\', max_size=3), inner, max_size=2),
+    ),
+    max_leaves=120,
+)
+
+
+def _depth(value: Any) -> int:
+    if type(value) is list:
+        return 1 + max(map(_depth, value), default=0)
+    if type(value) is dict:
+        return 1 + max(map(_depth, value.values()), default=0)
+    return 0
+
+
+@settings(max_examples=500)
+@given(NESTED, st.integers(0, 80))
+def test_too_deep_counts_the_nesting_and_never_a_bracket_in_text(value: Any, wrap: int) -> None:
+    for _ in range(wrap):  # deeper than the strategy reaches alone
+        value = [value]
+    raw = json.dumps(value).encode()
+    assert lean.too_deep(raw) == (_depth(value) > lean.MAX_DEPTH)
+
+
+# A line's envelope, each field as a writer gives it or damaged: the hook's whole judgement of a
+# line (`machine._fault`) against the commands' (`envelope.decode_typed`).
+ENVELOPE_VALUES = [0, 1, 2, 3, 4, True, False, 1.0, 2.0, "1", None, 2**70,
+                   "2026-12-02T12:00:00.000000Z", 5, "\ud800", ZERO_HASH]  # fmt: skip
+
+
+@st.composite
+def whole_lines(draw: st.DrawFn) -> bytes:
+    kind = draw(st.sampled_from(sorted(lean.EVENTS)))
+    if draw(st.booleans()):  # an event as abcd writes it, so that the envelope decides
+        data: Any = {name: _good(draw, check) for name, check in lean.EVENTS[kind].items()}
+    else:
+        data = draw(lines())[1]
+    line: dict[str, Any] = {
+        "v": EVENT_TYPES[kind].SINCE,
+        "seq": 1,
+        "at": "2026-12-02T12:00:00.000000Z",
+        "type": kind if draw(st.integers(0, 7)) else draw(st.sampled_from(["note.moved", 3])),
+        "prev": ZERO_HASH,
+        "data": data,
+    }
+    damage = draw(
+        st.sampled_from(["none", "v", "seq", "at", "prev", "drop", "deep", "long int", "utf-8"])
+    )
+    if damage == "drop":
+        line.pop(draw(st.sampled_from(sorted(line))))
+    elif damage == "deep":
+        depth = draw(st.integers(60, 1500))
+        return _with(line, ',"x":' + "[" * depth + "]" * depth)
+    elif damage == "long int":
+        return _with(line, ',"x":' + "9" * draw(st.integers(4290, 4400)))
+    elif damage == "utf-8":
+        return _with(line, ',"x":"\udcc0"')  # a byte that is not UTF-8
+    elif damage != "none":
+        line[damage] = draw(st.sampled_from(ENVELOPE_VALUES))
+    return json.dumps(line).encode()
+
+
+def _with(line: dict[str, Any], extra: str) -> bytes:
+    text = json.dumps(line)
+    return (text[:-1] + extra + "}").encode("utf-8", "surrogateescape")
+
+
+@settings(max_examples=2000)
+@given(whole_lines())
+def test_the_hooks_judgement_of_a_whole_line_is_the_commands(raw: bytes) -> None:
+    from abcd.recall.machine import _fault
+
+    try:
+        decode_typed(raw)
+        decodes = True
+    except BadLine:
+        decodes = False
+    assert (type(_fault(raw)) is dict) == decodes

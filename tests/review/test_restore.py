@@ -148,6 +148,33 @@ def test_a_note_holding_what_the_gate_refuses_today_stays_removed(
     assert abcd("memory", "list", "--json").out.count(note_id) == 0
 
 
+def test_a_repositorys_note_is_restored_and_revised_only_in_a_checkout_of_it(
+    abcd: Run, repo: Path, abcd_home: Path, tmp_path: Path
+) -> None:
+    """The gate judged a restore (and a revision) against the private names of the checkout it
+    was run in: from any other folder a note naming one of its repository's private names came
+    back, and the hook sent it in that repository."""
+    note_id = add(abcd, "Globex deploys need the tag", body="Tag it first.")
+    removed_by_agent(abcd, note_id)
+    assert abcd("names", "add", "Globex").code == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    before = journal_bytes(abcd_home)
+
+    code, out = restore(note_id, elsewhere)
+    assert code == 1 and f"{note_id} is tied to another repository" in out, out
+    assert "restore it from a checkout of that repository" in out and "Type yes" not in out
+    code, out = restore(note_id, repo)
+    assert code == 1 and "refused: private name in title" in out, out
+    assert journal_bytes(abcd_home) == before
+
+    live = add(abcd, "Deploys need the tag", body="Tag it first.")
+    revised = abcd("memory", "revise", live, "--by", "person", "--title", "Globex deploys",
+                   cwd=elsewhere)  # fmt: skip
+    assert revised.code == 1 and f"{live} is tied to another repository" in revised.err
+    assert "revise it from a checkout of that repository" in revised.err
+
+
 def test_restore_is_refused_while_a_live_note_holds_the_same_text(abcd: Run, repo: Path) -> None:
     first = add(abcd)
     removed_by_agent(abcd, first)

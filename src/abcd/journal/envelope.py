@@ -26,6 +26,7 @@ from abcd.journal.events import (
     NoteReviewed,
     NoteRevised,
 )
+from abcd.journal.lean import MAX_DEPTH, too_deep
 
 
 class Envelope(msgspec.Struct, frozen=True):
@@ -135,11 +136,30 @@ def encode_line(seq: int, at: str, prev: str, event: Event) -> bytes:
     return _encoder.encode(Envelope(event.SINCE, seq, at, event.TYPE, prev, data))
 
 
+def _unreadable(line: bytes) -> str | None:
+    """What makes `line` no journal line before any field is read: JSON nested past
+    `lean.MAX_DEPTH` (every reader's line, so no parser's own limit decides), or bytes that are
+    not UTF-8 (msgspec checks only the strings it keeps; the hook's reader checks them all)."""
+    if too_deep(line):
+        return f"nested deeper than {MAX_DEPTH}"
+    if not line.isascii():
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as err:
+            return f"not UTF-8 at byte {err.start}"
+    return None
+
+
 def decode_envelope(line: bytes) -> Envelope:
+    why = _unreadable(line)
+    if why is not None:
+        raise BadLine(f"not a journal line ({why})")
     try:
         env = _envelope_decoder.decode(line)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         raise BadLine(f"not a journal line ({err})") from None
+    except RecursionError:  # past MAX_DEPTH, which _unreadable refuses first
+        raise BadLine("not a journal line (nested too deeply)") from None
     if env.v > JOURNAL_VERSION:
         raise BadLine(f"{NEWER_ABCD} (journal v{env.v}; this one reads v{JOURNAL_VERSION})")
     kind = EVENT_TYPES.get(env.type)
@@ -165,8 +185,8 @@ def decode_line(line: bytes) -> Record:
 def decode_typed(line: bytes) -> TypedLine:
     """Decode one line in one pass (the fold's hot path); `BadLine` as `decode_line`."""
     try:
-        typed = _line_decoder.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        typed = None if _unreadable(line) else _line_decoder.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         typed = None
     if typed is None or typed.v > JOURNAL_VERSION:
         env = decode_envelope(line)  # raises naming a newer version or a broken line

@@ -127,14 +127,22 @@ def parse_time(text: str) -> str:
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         value += "T00:00:00+00:00"
     try:
+        # RFC 3339's shape only (Python also reads week dates and digits run together); a
+        # time without an offset is UTC, as the desk's box says.
+        if not _TIME.fullmatch(value):
+            raise ValueError(value)
         moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    except (ValueError, OverflowError):  # OverflowError: an offset past year 1 or 9999
         raise UsageError(
-            f"not a time: {text!r} (use RFC 3339, e.g. 2026-11-29T12:00:00Z)"
+            f"not a time: {text!r} (use RFC 3339, e.g. 2026-11-29T12:00:00Z, or a date; "
+            "a time without an offset is UTC)"
         ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})?")
 
 
 def check_by(wanted: str | None) -> None:

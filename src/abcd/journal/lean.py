@@ -170,6 +170,52 @@ def _encodable(value: Any) -> bool:
     return True
 
 
+# Each event's journal version (`SINCE` in `abcd.journal.events`): a line below it is a line no
+# abcd wrote (a reader built before the event would have skipped it).
+SINCE: dict[str, int] = {
+    "note.added": 1,
+    "note.removed": 1,
+    "journal.recovered": 1,
+    "note.revised": 2,
+    "note.reviewed": 2,
+    "note.promoted": 2,
+    "note.restored": 3,
+}
+
+# How deep a journal line's JSON may nest. abcd writes 4 levels (the line, its data, a restored
+# note, its recall words). Past this, every reader calls the line broken before parsing it, so
+# the parsers' own limits (msgspec's, and the standard library's, which depends on the stack
+# the reader is at) never decide.
+MAX_DEPTH = 64
+
+
+def too_deep(raw: bytes) -> bool:
+    """Whether the JSON in `raw` opens more than `MAX_DEPTH` arrays and objects inside each
+    other (brackets inside strings are text). Two counts in C for any line abcd writes; the
+    bytes are walked only when they hold more brackets than that."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return False
+    depth = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return False
+
+
 def is_event(kind: str, data: Any) -> bool:
     """Whether `data` decodes as the event `kind` names (a kind not in the table: no)."""
     fields = EVENTS.get(kind)

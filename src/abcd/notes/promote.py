@@ -29,7 +29,7 @@ from abcd.journal.view import Note
 from abcd.notes.limits import Draft
 from abcd.notes.project import REVISION_KEYS, ProjectNote, read_project_notes
 from abcd.notes.review import act_on
-from abcd.notes.service import judge_text
+from abcd.notes.service import check_checkout, judge_text
 from abcd.repo import PROJECT_MEMORY, PROJECT_MEMORY_REL, Repo, find_repo
 from abcd.trust.guarded import CHECKOUT_LAYER, create_synced, open_error, shown
 
@@ -102,13 +102,7 @@ def promote_note(
 
 def check_promotable(note: Note, repo: Repo) -> None:
     """Refuse a note this checkout cannot take: another repository's, already there, or gated."""
-    root = repo.root_commit
-    if note.root is not None and note.root != root:
-        raise Refused(
-            "another repository's note",
-            message=f"refused: {note.id} is tied to another repository (root {note.root[:12]}); "
-            "promote it from a checkout of that repository",
-        )
+    check_checkout(note, repo, "promote")
     if any(p.id == note.id for p in read_project_notes(repo)):
         raise Refused(
             "already promoted",

@@ -19,7 +19,7 @@ from abcd.journal.events import Event, NoteRestored, NoteReviewed, NoteRevised
 from abcd.journal.history import Removal, now_and_as_removed
 from abcd.journal.view import Note, View
 from abcd.notes.limits import Draft, check_body, check_note_id, check_recall, check_title
-from abcd.notes.service import PROJECTIONS, check_seen, judge_text, missing_note
+from abcd.notes.service import PROJECTIONS, check_checkout, check_seen, judge_text, missing_note
 from abcd.recall.index import rebuild_index
 from abcd.repo import Repo, find_repo
 from abcd.trust import Home
@@ -96,6 +96,7 @@ def revise_note(
                 "nothing to revise",
                 message=f"refused: the new text is {note_id}'s own; nothing was written",
             )
+        check_checkout(note, repo, "revise")
         refusal = judge_text(draft, repo)
         if refusal is not None:
             raise refusal
@@ -169,7 +170,9 @@ def _live_twin(twin: str) -> Refused:
 
 def check_restorable(note: Note, repo: Repo | None) -> None:
     """`Refused` when `note`'s text would not be written today: the gate judges it as it judges
-    an add (it may have learned a shape since the note was written), and so do the limits."""
+    an add (it may have learned a shape since the note was written), and so do the limits; a
+    note tied to a repository is judged only in a checkout of it, against its private names."""
+    check_checkout(note, repo, "restore")
     check_title(note.title)
     check_body(note.body)
     check_recall(note.recall)

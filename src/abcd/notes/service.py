@@ -59,6 +59,17 @@ def check_stamps(stamps: Sequence[tuple[str, str | None]], repo: Repo | None) ->
         raise Refused(finding.kind, finding.field)
 
 
+def check_checkout(note: Note, repo: Repo | None, act: str) -> None:
+    """Refuse to `act` on a note tied to a repository anywhere but in a checkout of it: its
+    text is judged against that checkout's private names, which only it holds."""
+    if note.root is not None and (repo is None or repo.root_commit != note.root):
+        raise Refused(
+            "another repository's note",
+            message=f"refused: {note.id} is tied to another repository (root {note.root[:12]}); "
+            f"{act} it from a checkout of that repository",
+        )
+
+
 def judge_text(draft: Draft, repo: Repo | None, names: list[str] | None = None) -> Refused | None:
     """The gate's refusal of a draft's text (title, body, recall words), or `None`.
 

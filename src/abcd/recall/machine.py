@@ -26,7 +26,7 @@ from abcd.digest import (
 )
 from abcd.errors import NEWER_ABCD, CorruptFile, JournalBroken, hint_for
 from abcd.journal.head import Head, head_beside, view_checkpoint
-from abcd.journal.lean import is_event, is_text, readable
+from abcd.journal.lean import SINCE, is_event, is_text, readable, too_deep
 from abcd.journal.segments import Segments, segment_rel
 from abcd.recall.items import Item
 from abcd.trust.guarded import Home
@@ -39,10 +39,6 @@ if TYPE_CHECKING:
 
 VIEW_FILE = "memory.json"
 NO_INDEX_STAMP = "0" * STAMP_LEN
-# Events that change no note's text, reach or life: recall passes over them.
-_NOT_FOR_RECALL = frozenset({"note.reviewed", "note.promoted", "journal.recovered"})
-# Every kind a line of a version this abcd reads can hold (`abcd.journal.events`).
-_KINDS = _NOT_FOR_RECALL | {"note.added", "note.removed", "note.revised", "note.restored"}
 
 
 class IndexBehind(ValueError):
@@ -157,47 +153,52 @@ def hold_to_witnesses(
 
 
 def _links(segs: Segments) -> list[Link]:
-    """Every complete line as a `Link`, decoded as the envelope decoder would (lean)."""
+    """Every complete line as a `Link`, judged as the commands' decoder judges it (lean)."""
     from abcd.journal.chain import Link
 
     links = []
     for raw in segs.lines():
-        try:
-            line = fastjson.loads_strict(raw.data)
-            seq, prev = line["seq"], line["prev"]
-            ok = (
-                type(seq) is int
-                and isinstance(prev, str)
-                and is_text(line["at"])
-                and isinstance(line["type"], str)
-                and "data" in line
-                and type(line["v"]) is int
-                and line["v"] <= JOURNAL_VERSION
-                and readable(raw.data, line)
-            )
-            newer = (
-                f"{NEWER_ABCD} (journal v{line['v']})"
-                if not ok and type(line["v"]) is int and line["v"] > JOURNAL_VERSION
-                else ""
-            )
-        except (ValueError, KeyError, TypeError):
-            ok, newer = False, ""
-        if ok and line["type"] not in _KINDS:
-            links.append(
-                Link(
-                    raw.segment, raw.end, raw.data, None, "", f"unknown event type {line['type']!r}"
-                )
-            )
-        elif ok and not is_event(line["type"], line["data"]):
-            what = f"{line['type']} data does not decode"
-            links.append(Link(raw.segment, raw.end, raw.data, None, "", what))
-        elif ok:
-            links.append(Link(raw.segment, raw.end, raw.data, seq, prev))
-        elif newer:
-            links.append(Link(raw.segment, raw.end, raw.data, None, "", newer))
+        fault = _fault(raw.data)
+        if isinstance(fault, str):
+            links.append(Link(raw.segment, raw.end, raw.data, None, "", fault))
         else:
-            links.append(Link(raw.segment, raw.end, raw.data, None, "", "not a journal line"))
+            links.append(Link(raw.segment, raw.end, raw.data, fault["seq"], fault["prev"]))
     return links
+
+
+def _fault(raw: bytes) -> str | dict[str, Any]:
+    """The line `raw` read as the commands' decoder reads it (`abcd.journal.envelope`): the
+    line when it is one of theirs, else why not, in their words (`journal verify`'s)."""
+    if too_deep(raw):
+        return "not a journal line"
+    try:
+        line = fastjson.loads_strict(raw)
+    except ValueError:
+        return "not a journal line"
+    if type(line) is not dict:
+        return "not a journal line"
+    v, kind = line.get("v"), line.get("type")
+    if not (
+        type(v) is int
+        and type(line.get("seq")) is int
+        and isinstance(line.get("prev"), str)
+        and is_text(line.get("at"))
+        and isinstance(kind, str)
+        and "data" in line
+    ):
+        return "not a journal line"
+    if v > JOURNAL_VERSION:
+        return f"{NEWER_ABCD} (journal v{v})"
+    if not readable(raw, line):
+        return "not a journal line"
+    since = SINCE.get(kind)
+    if since is None:  # a kind no abcd of this version wrote: named, never passed over
+        return f"unknown event type {kind!r}"
+    if v < since:
+        return f"{kind} at v{v}, below its v{since}"
+    if not is_event(kind, line["data"]):
+        return f"{kind} data does not decode"
+    return line
 
 
 def locate_break(
@@ -235,19 +236,11 @@ def _fold(
     segment, offset, seq, head = checkpoint
     for raw in segs.lines(segment, offset):
         where = segment_rel(raw.segment)
-        try:
-            line = fastjson.loads_strict(raw.data)
-            if line["v"] > JOURNAL_VERSION:
-                raise JournalBroken(seq + 1, f"{NEWER_ABCD} (journal v{line['v']})", where)
-            kind, data = line["type"], line["data"]
-            if not readable(raw.data, line):
-                raise ValueError("not JSON msgspec reads")
-        except (ValueError, KeyError, TypeError):
-            raise JournalBroken(seq + 1, "not a journal line", where) from None
-        if not is_event(kind, data) and kind in _KINDS:
-            # A field missing or of another type: a break for every command, so for the hook.
-            raise JournalBroken(seq + 1, f"{kind} data does not decode", where)
-        if line.get("seq") != seq + 1 or line.get("prev") != head:
+        line = _fault(raw.data)
+        if isinstance(line, str):  # a break for every command, so for the hook
+            raise JournalBroken(seq + 1, line, where)
+        kind, data = line["type"], line["data"]
+        if line["seq"] != seq + 1 or line["prev"] != head:
             raise JournalBroken(
                 seq + 1, "the chain is broken here; run `abcd journal verify`", where
             )
@@ -279,10 +272,8 @@ def _fold(
             )
             if not live:  # back whole, as it stood (the fold's rule: a live note stays as it is)
                 notes[note_id] = dict(data["note"], id=note_id)
-        elif kind not in _KINDS:
-            # Every kind a line of a version this abcd reads can hold is named here: one it
-            # does not know is a line no abcd wrote, never skipped as if it changed nothing.
-            raise JournalBroken(seq, f"unknown event type {kind!r}", where)
+        # The other kinds (`lean.SINCE`: a review, a promotion, a recovery) change no note's
+        # text, reach or life; a kind not there was refused by `_fault`, never passed over.
 
 
 def read_machine_notes(home: Home | None) -> list[Item]:
