@@ -60,7 +60,7 @@ def test_n5_personal_and_promoted_notes_both_come_back_labelled_by_layer(
     env = host.prompt("deploy the service")
     layers = {r["key"]: r["layer"] for r in env["recalled"]}
     assert layers == {mine: "machine", "mem-2611010000001234": "project"}
-    assert "(project note, committed in this repository)" in env["text"]
+    assert "(project note, in this repository)" in env["text"]
     assert "(personal note, agent-written)" in env["text"]
     assert "(project)" in env["stderr"] and "(personal)" in env["stderr"]
 

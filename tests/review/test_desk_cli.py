@@ -372,7 +372,7 @@ def test_a_promoted_revision_says_in_the_project_file_who_wrote_the_text_it_hold
     teammate = abcd("memory", "list", cwd=repo)
     assert "  revision 1 by person at " in teammate.out.split("project note")[1]
     sent, said = host.plain("how do I run the race test")
-    assert "(project note, committed in this repository)" in sent and "(project)" in said
+    assert "(project note, in this repository)" in sent and "(project)" in said
 
 
 def test_a_promotion_takes_the_note_out_of_the_queue_until_it_is_revised(

@@ -228,6 +228,10 @@ def test_show_of_a_removed_note_says_how_to_bring_it_back(abcd: Run, repo: Path)
     removed_by_agent(abcd, note_id)
     text = abcd("memory", "show", note_id).out
     assert f"removed (its history follows; `abcd memory restore {note_id}` brings it back" in text
+    story = show(abcd, note_id)  # a script tells a removed note from one it cannot find
+    assert story["note"] is None and story["removed"] is True
+    assert restore(note_id, repo)[0] == 0
+    assert show(abcd, note_id)["removed"] is False
 
 
 def test_removed_lists_what_is_removed_now_as_it_stood_newest_first_with_who_removed_it(

@@ -184,6 +184,20 @@ def test_an_unknown_note_and_a_time_that_is_not_one_are_said_on_the_page(desk: D
     assert "View as of" in journal.body  # the journal, shown as it is now
 
 
+def test_the_journals_author_filter_offers_each_vendor_as_well_as_each_model(
+    desk: Desk, abcd: Run
+) -> None:
+    """The docs say the filter takes `Claude` for every Claude model; the menu offered only
+    the models and `person`."""
+    note = add_note(abcd, "Lint with ruff", "ruff check src tests", "lint")  # by BY, a model
+    assert _post(desk, f"/notes/{note}/keep", {"seen": "0"})[0] == 303  # by person
+    page = desk.get("/journal").body
+    vendor = BY.split(":", 1)[0]
+    for author in (vendor, BY, "person"):
+        assert f'<option value="{author}"' in page, author
+    assert note in desk.get(f"/journal?by={vendor}").body
+
+
 def test_the_notes_page_searches_both_layers_with_the_list_filters(desk: Desk, abcd: Run) -> None:
     lint = add_note(abcd, "Lint with ruff", "ruff check src tests", "lint")
     types = add_note(abcd, "Type-check with mypy", "mypy --strict", "types")

@@ -843,7 +843,12 @@ class _IndexLookup:
         group = {text[3] or EVERYWHERE}
         held: int | None = None
         for word in sorted(text[2]):
-            found = self.index.candidates(Prompt(word), group)
+            asked = Prompt(word)
+            if (
+                not asked.stems
+            ):  # a word the recall rule reads as none (an older note's) narrows nothing
+                continue
+            found = self.index.candidates(asked, group)
             held = found if held is None else held & found
             if not held:
                 return None

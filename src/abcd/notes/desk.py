@@ -139,9 +139,10 @@ class Story:
     problems: tuple[str, ...] = ()  # ledgers or a layer that could not be read
 
     def to_json(self) -> dict[str, Any]:
-        """`abcd memory show --json`: `note`, `history` and `sent` (and `problems`)."""
+        """`abcd memory show --json`: `note`, `removed`, `history` and `sent` (and `problems`)."""
         return {
             "note": _note_json(self),
+            "removed": self.removed,
             "history": [_plain(h) for h in self.history],
             "sent": [_plain(s) for s in self.sent],
             "problems": list(self.problems),

@@ -18,6 +18,7 @@ from abcd.constants import (
     WRITTEN_BY_PATTERN,
 )
 from abcd.errors import Refused
+from abcd.recall import terms
 from abcd.shapes import is_note_id, is_one_line, is_session_id
 
 _WRITTEN_BY_RE = re.compile(WRITTEN_BY_PATTERN)
@@ -89,7 +90,7 @@ def check_recall(given: list[str] | tuple[str, ...]) -> tuple[str, ...]:
         _utf8_bytes(field, word)
         if len(word) > RECALL_WORD_MAX_CHARS:
             raise _limit(field, f"is {len(word)} characters; the limit is {RECALL_WORD_MAX_CHARS}")
-        if not any(ch.isalnum() for ch in word):
+        if not terms.words(word):  # the recall rule's words, which Python's isalnum() is not
             raise _limit(field, "holds no letter or digit")
         key = word.casefold()
         if key in seen:

@@ -64,7 +64,7 @@ MACHINE_PAGES_REL = "memory"
 NARROW, WIDE = 0, 1  # scope ranks: the repository's items are narrower than the machine's
 
 LABELS = {
-    ("note", "project"): "(project note, committed in this repository)",
+    ("note", "project"): "(project note, in this repository)",
     ("note", "machine"): "(personal note, agent-written)",
     ("page", "workspace"): "(project page, in this repository)",
     ("page", "machine"): "(personal page, on this machine)",

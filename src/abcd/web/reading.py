@@ -400,7 +400,7 @@ def timeline(
         at=at or "",
         by=by,
         session=session,
-        authors=_distinct(row.by for row in every),
+        authors=_authors(row.by for row in every),
         sessions=_distinct(row.session for row in every if row.session),
         sent=[_send_row(send) for send in desk.session_sends(session)] if session else [],
     )
@@ -408,3 +408,10 @@ def timeline(
 
 def _distinct(values: Iterable[str | None]) -> list[str]:
     return sorted({value for value in values if value})
+
+
+def _authors(values: Iterable[str]) -> list[str]:
+    """The authors a filter offers: each writer, and each vendor of a model among them
+    (`Claude`, which `--by Claude` and the filter match for every Claude model)."""
+    found = {value for value in values if value}
+    return sorted(found | {value.split(":", 1)[0] for value in found if ":" in value})
