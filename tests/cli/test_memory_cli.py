@@ -69,6 +69,9 @@ def test_without_a_session_the_note_says_session_unknown(abcd: Run, repo: Path) 
     assert result.code == 0 and "session unknown" in result.err
     assert listed(abcd)[0]["session"] is None
     assert "session unknown" in abcd("memory", "list").out
+    # A person writing at a terminal has no session to give: the notice would be noise.
+    mine = abcd("memory", "add", "--title", "Mine", "--recall", "mine", "--by", "person", stdin="b")
+    assert mine.code == 0 and "session unknown" not in mine.err
 
 
 def test_a_note_with_few_recall_words_lands_and_the_writer_is_told_how_to_give_more(

@@ -109,16 +109,19 @@ def _say_done(line: str, act: str, warnings: list[str]) -> None:
         notice(f"warning: {act}, but {warning}")
 
 
-def _say_written(drafts: list[Draft], session: str | None, warnings: list[str]) -> None:
+def _say_written(
+    drafts: list[Draft], written_by: str, session: str | None, warnings: list[str]
+) -> None:
     """What a reviewer should know about notes just written (said after the write, never before).
 
-    A warning is a cache not written after the notes landed: the write stands (exit 0).
+    A warning is a cache not written after the notes landed: the write stands (exit 0). An
+    agent's note without a session is said to be one; a person's at a terminal has none.
     """
     for warning in warnings:
         notice(f"warning: written, but {warning}")
     if not drafts:
         return
-    if session is None:
+    if session is None and written_by != PERSON:
         notice("session unknown: no --session and no CLAUDE_CODE_SESSION_ID; the note says so")
     if any(d.everywhere for d in drafts):
         notice("--everywhere: only this checkout's private names were checked")
@@ -190,7 +193,7 @@ def add(
         notice(f"{note_id} already holds this title, body, recall words and reach: nothing written")
         return
     _remember_place(repo, [draft], warnings)
-    _say_written([draft], stamp, warnings)
+    _say_written([draft], written_by, stamp, warnings)
     if len(draft.recall) < RECALL_FEW_WORDS:
         notice(
             f"{note_id} has {len(draft.recall)} recall word(s): it comes back only when a prompt "
@@ -268,7 +271,7 @@ def import_(
     unwritten = set(twins)
     written = [judged.draft for place, (_, judged) in enumerate(accepted) if place not in unwritten]
     _remember_place(repo, written, warnings)
-    _say_written(written, stamp, warnings)
+    _say_written(written, written_by, stamp, warnings)
     named = sorted(refused.named)
     if json:
         emit_json(
