@@ -118,7 +118,7 @@ def test_outside_a_repository_add_refuses_and_points_at_everywhere(
         ("x" * 121, "b", ("w",), "title is 121 characters; the limit is 120"),
         ("two\nlines", "b", ("w",), "title must be one line"),
         ("t", "b" * 2049, ("w",), "body is 2049 bytes; the limit is 2048"),
-        ("t", "   ", ("w",), "body is empty"),
+        ("t", "   ", ("w",), "body is empty (the body comes on stdin)"),
         ("t", "b", tuple(f"w{i}" for i in range(13)), "recall has 13 words; a note takes 1 to 12"),
         ("t", "b", ("w" * 65,), "recall[0] is 65 characters; the limit is 64"),
         ("t", "b", ("ok", "--"), "recall[1] holds no letter or digit"),

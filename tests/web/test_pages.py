@@ -43,6 +43,10 @@ def test_a_revision_the_gate_refuses_is_shown_with_the_typed_text_and_writes_not
     assert "Save revision" in page  # the form, again
     assert page.count(secret.secret) == 1  # in the textarea the person typed it into, only
     assert _types(abcd) == ["note.added"]
+    form = {"title": "Deploys use the bot's token", "body": " ", "recall": "deploy", "seen": "0"}
+    status, page = _post(desk, f"/notes/{note}/revise", form)
+    assert status == 409 and "body is empty" in page and "stdin" not in page  # a page has none
+    assert _types(abcd) == ["note.added"]
 
 
 def test_an_act_on_a_revision_the_person_did_not_read_is_refused(desk: Desk, abcd: Run) -> None:

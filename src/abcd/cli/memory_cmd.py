@@ -171,7 +171,9 @@ def add(
     repo = find_repo()
     written_by, stamp = _stamps(by, session, repo, person_allowed=True)
     _typing_hint("the note's body")
-    draft = check_draft(title, sys.stdin.read(), recall, everywhere)
+    draft = check_draft(
+        title, sys.stdin.read(), recall, everywhere, body_source="the body comes on stdin"
+    )
     (verdict,) = service.judge([draft], repo)
     if isinstance(verdict, Refused):
         raise verdict

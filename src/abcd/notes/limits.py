@@ -60,10 +60,12 @@ def check_title(title: str) -> str:
     return title
 
 
-def check_body(body: str) -> str:
+def check_body(body: str, *, source: str = "") -> str:
+    """The body, stripped; refused when empty (`source`: where it comes from, said then) or
+    larger than the limit."""
     body = body.strip()
     if not body:
-        raise _limit("body", "is empty (the body comes on stdin)")
+        raise _limit("body", f"is empty{f' ({source})' if source else ''}")
     size = _utf8_bytes("body", body)
     if size > BODY_MAX_BYTES:
         raise _limit("body", f"is {size} bytes; the limit is {BODY_MAX_BYTES} bytes (2 KiB)")
@@ -101,9 +103,16 @@ def check_recall(given: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 
 def check_draft(
-    title: str, body: str, recall: list[str] | tuple[str, ...], everywhere: bool
+    title: str,
+    body: str,
+    recall: list[str] | tuple[str, ...],
+    everywhere: bool,
+    *,
+    body_source: str = "",
 ) -> Draft:
-    return Draft(check_title(title), check_body(body), check_recall(recall), everywhere)
+    return Draft(
+        check_title(title), check_body(body, source=body_source), check_recall(recall), everywhere
+    )
 
 
 def check_written_by(value: str, *, person_allowed: bool = False) -> str:
