@@ -95,6 +95,9 @@ def test_audit_refuses_a_time_it_cannot_read(abcd: Run) -> None:
             assert len(result.err.splitlines()) == 1 and "not a time" in result.err, result.err
     offsetless = abcd("journal", "audit", "--since", "2000-01-01T00:00", "--json")
     assert offsetless.code == 0 and len(json.loads(offsetless.out)["events"]) == 1  # UTC
+    # A year before 1000 was written unpadded (`999-...`), so it sorted after every event.
+    early = abcd("journal", "audit", "--since", "0999-01-01", "--json")
+    assert early.code == 0 and len(json.loads(early.out)["events"]) == 1
 
 
 @pytest.mark.parametrize("command", [("journal", "audit"), ("memory", "list")])

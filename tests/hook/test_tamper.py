@@ -161,6 +161,14 @@ FORGERIES = {
     "nested past the parsers": ({"extra": ',"x":' + "[" * 3000 + "]" * 3000}, "not a journal line"),
     "not UTF-8": ({"extra": ',"x":"\udcc0\udcaf"'}, "not a journal line"),
     "an int of 5,000 digits": ({"extra": ',"x":' + "7" * 5000}, None),
+    # msgspec reads an int field's text up to 4,300 characters; the hook built any length.
+    "a restored revision of 4,301 digits": (
+        {"v": "3", "kind": "note.restored", "extra": ',"revision":' + "9" * 4301},
+        "note.restored data does not decode",
+    ),
+    "a seq of 4,301 digits": ({"seq": "9" * 4301}, "not a journal line"),
+    # Longer than any line abcd writes: the readers that look back from a checkpoint stop there.
+    "a line over 64 KiB": ({"extra": ',"x":"' + "a" * 70_000 + '"'}, "not a journal line"),
 }
 
 

@@ -170,7 +170,9 @@ def whole_lines(draw: st.DrawFn) -> bytes:
         "data": data,
     }
     damage = draw(
-        st.sampled_from(["none", "v", "seq", "at", "prev", "drop", "deep", "long int", "utf-8"])
+        st.sampled_from(
+            ["none", "v", "seq", "at", "prev", "drop", "deep", "long int", "utf-8", "digits"]
+        )
     )
     if damage == "drop":
         line.pop(draw(st.sampled_from(sorted(line))))
@@ -179,6 +181,12 @@ def whole_lines(draw: st.DrawFn) -> bytes:
         return _with(line, ',"x":' + "[" * depth + "]" * depth)
     elif damage == "long int":
         return _with(line, ',"x":' + "9" * draw(st.integers(4290, 4400)))
+    elif damage == "digits":  # an int field's value about msgspec's bound of 4,300 characters
+        sign = draw(st.sampled_from(["", "-"]))
+        digits = sign + "9" * draw(st.integers(4297, 4302))
+        field = draw(st.sampled_from(["seq", "v"]))
+        line[field] = 123456789
+        return json.dumps(line).replace("123456789", digits, 1).encode()
     elif damage == "utf-8":
         return _with(line, ',"x":"\udcc0"')  # a byte that is not UTF-8
     elif damage != "none":

@@ -630,6 +630,9 @@ def test_the_twin_is_found_in_the_index_and_in_the_lines_past_it(
     assert "Deploys" not in (abcd_home / "memory.json").read_text()  # the view trails it
     assert add(abcd) == indexed
     assert add(abcd, "Deploys go out on Tuesdays", recall=("deploy",), body="B.") == trailing
+    # Recall words in another case are the same words (the recall rule reads them lower-cased).
+    assert add(abcd, recall=("RACE", "Test")) == indexed
+    assert add(abcd, "Deploys go out on Tuesdays", recall=("Deploy",), body="B.") == trailing
     assert abcd("memory", "revise", indexed, "--by", BY, "--title", "Race tests").code == 0
     assert add(abcd, "Race tests") == indexed  # its text now, through the revision past it
     assert add(abcd) not in (indexed, trailing)  # its old text is no live note's any more

@@ -13,7 +13,7 @@ import hashlib
 
 import msgspec
 
-from abcd.constants import JOURNAL_VERSION
+from abcd.constants import JOURNAL_VERSION, LINE_MAX_BYTES
 from abcd.errors import NEWER_ABCD
 from abcd.journal.events import (
     EVENT_TYPES,
@@ -26,7 +26,7 @@ from abcd.journal.events import (
     NoteReviewed,
     NoteRevised,
 )
-from abcd.journal.lean import MAX_DEPTH, too_deep
+from abcd.journal.lean import MAX_DEPTH, too_deep, too_long
 
 
 class Envelope(msgspec.Struct, frozen=True):
@@ -140,6 +140,8 @@ def _unreadable(line: bytes) -> str | None:
     """What makes `line` no journal line before any field is read: JSON nested past
     `lean.MAX_DEPTH` (every reader's line, so no parser's own limit decides), or bytes that are
     not UTF-8 (msgspec checks only the strings it keeps; the hook's reader checks them all)."""
+    if too_long(line):
+        return f"longer than {LINE_MAX_BYTES} bytes"
     if too_deep(line):
         return f"nested deeper than {MAX_DEPTH}"
     if not line.isascii():

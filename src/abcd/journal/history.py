@@ -134,7 +134,8 @@ def parse_time(text: str) -> str:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
-        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        moment = moment.astimezone(UTC)  # the year padded by hand: glibc's %Y does not pad
+        return f"{moment.year:04d}" + moment.strftime("-%m-%dT%H:%M:%S.%fZ")
     except (ValueError, OverflowError):  # OverflowError: an offset past year 1 or 9999
         raise UsageError(
             f"not a time: {text!r} (use RFC 3339, e.g. 2026-11-29T12:00:00Z, or a date; "

@@ -12,15 +12,17 @@ words holds only text), keys it does not name passed over. A property test
 holds it to msgspec's answer on random data, and every field of every event
 to a line of the table (`tests/journal/test_lean.py`).
 
-Standard library only: the hook imports it.
+Standard library (and abcd's constants) only: the hook imports it.
 """
 
 from __future__ import annotations
 
+from abcd.constants import LINE_MAX_BYTES
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, TypeGuard
 
 
 def is_text(value: Any) -> bool:
@@ -41,8 +43,20 @@ def _text_or_none(value: Any) -> bool:
     return value is None or is_text(value)
 
 
+# msgspec decodes an integer into an int field only when its JSON text is at most 4,300
+# characters, the sign among them (CPython's bound on converting text to an int); in a key no
+# event names it passes over any integer. These bound the value the same way.
+_INT_ABOVE = 10**4300
+_INT_BELOW = -(10**4299)
+
+
+def is_int(value: Any) -> TypeGuard[int]:
+    """An integer msgspec decodes into an int field: never a bool, and inside its bound."""
+    return type(value) is int and _INT_BELOW < value < _INT_ABOVE
+
+
 def _count(value: Any) -> bool:
-    return type(value) is int
+    return is_int(value)
 
 
 def _words(value: Any) -> bool:
@@ -187,6 +201,12 @@ SINCE: dict[str, int] = {
 # the parsers' own limits (msgspec's, and the standard library's, which depends on the stack
 # the reader is at) never decide.
 MAX_DEPTH = 64
+
+
+def too_long(raw: bytes) -> bool:
+    """Whether `raw` is longer than any line abcd writes (`LINE_MAX_BYTES`): every reader
+    calls such a line broken, since the readers that look back from a checkpoint stop there."""
+    return len(raw) > LINE_MAX_BYTES
 
 
 def too_deep(raw: bytes) -> bool:

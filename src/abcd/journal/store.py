@@ -860,12 +860,13 @@ class _IndexLookup:
 
 
 SameText = tuple[str, str, frozenset[str], "str | None"]
-"""What makes two notes the same note: title, body, recall words (in any order), reach."""
+"""What makes two notes the same note: title, body, recall words (in any order and case), reach."""
 
 
 def same_text(title: str, body: str, recall: Sequence[str], root: str | None) -> SameText:
-    """The text two notes must share to be the same note (`SameText`)."""
-    return (title, body, frozenset(recall), root)
+    """The text two notes must share to be the same note (`SameText`). Recall words in any
+    case: the recall rule reads them in lower case, and a note may not hold one twice so."""
+    return (title, body, frozenset(word.casefold() for word in recall), root)
 
 
 def _root_in(index: Index, note_id: str) -> str | None:

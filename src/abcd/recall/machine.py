@@ -26,7 +26,7 @@ from abcd.digest import (
 )
 from abcd.errors import NEWER_ABCD, CorruptFile, JournalBroken, hint_for
 from abcd.journal.head import Head, head_beside, view_checkpoint
-from abcd.journal.lean import SINCE, is_event, is_text, readable, too_deep
+from abcd.journal.lean import SINCE, is_event, is_int, is_text, readable, too_deep, too_long
 from abcd.journal.segments import Segments, segment_rel
 from abcd.recall.items import Item
 from abcd.trust.guarded import Home
@@ -169,7 +169,7 @@ def _links(segs: Segments) -> list[Link]:
 def _fault(raw: bytes) -> str | dict[str, Any]:
     """The line `raw` read as the commands' decoder reads it (`abcd.journal.envelope`): the
     line when it is one of theirs, else why not, in their words (`journal verify`'s)."""
-    if too_deep(raw):
+    if too_long(raw) or too_deep(raw):
         return "not a journal line"
     try:
         line = fastjson.loads_strict(raw)
@@ -179,8 +179,8 @@ def _fault(raw: bytes) -> str | dict[str, Any]:
         return "not a journal line"
     v, kind = line.get("v"), line.get("type")
     if not (
-        type(v) is int
-        and type(line.get("seq")) is int
+        is_int(v)
+        and is_int(line.get("seq"))
         and isinstance(line.get("prev"), str)
         and is_text(line.get("at"))
         and isinstance(kind, str)
