@@ -47,7 +47,7 @@ class CorruptFile(AbcdError):
         super().__init__(f"{shown_path}: {reason}")
 
 
-RECOVERY_HINT = "`abcd journal recover` sets the broken tail aside"
+RECOVERY_HINT = "`abcd journal recover`, at a terminal, sets the broken tail aside"
 # A line a newer abcd wrote (its `v` is past this one's) is not damage: nothing is set aside.
 NEWER_ABCD = "written by a newer abcd"
 NEWER_HINT = "upgrade abcd to read it (`abcd journal recover` refuses to set newer events aside)"

@@ -214,9 +214,44 @@ def test_every_reader_reads_a_rechained_line_alike_with_the_caches_and_without(
             assert FORGED not in env["text"], derived
             assert not [k for k in keys(env) if k.startswith("mem-")], derived
     if said is not None:
-        recovered = abcd("journal", "recover")
-        assert recovered.code == 0 and "Traceback" not in recovered.err, recovered.err
+        code, out = recover(abcd_home)
+        assert code == 0 and "Traceback" not in out, out
         assert abcd("journal", "verify").code == 0
+
+
+def recover(home: Path, *args: str, answer: str | None = "yes") -> tuple[int, str]:
+    """`abcd journal recover` as a person runs it: at a terminal, answering its question."""
+    from tests.review.test_desk_cli import at_a_terminal
+
+    return at_a_terminal(["journal", "recover", *args], answer, home, when=b"Type yes")
+
+
+def test_recover_is_a_persons_act_it_names_what_it_sets_aside_and_asks_first(
+    host: Host, abcd: Run, abcd_home: Path
+) -> None:
+    """An agent told "`abcd journal recover` sets the broken tail aside" could cut the person's
+    journal back from a pipe, without a word: every note after the break left the view."""
+    three_notes(host)
+    edit_line(abcd_home, 1, "every push", "every pull")
+    before = sorted((p.name, p.read_bytes()) for p in (abcd_home / "journal").iterdir())
+    piped = abcd("journal", "recover")
+    assert piped.code == 1 and "setting the journal's tail aside is a person's act" in piped.err
+    code, out = recover(abcd_home, answer="no")
+    assert code == 1 and "Set aside the 2 line(s) from seq 2" in out and "not confirmed" in out
+    assert sorted((p.name, p.read_bytes()) for p in (abcd_home / "journal").iterdir()) == before
+    assert not (abcd_home / "recovered").exists()
+
+    def meanwhile() -> None:  # the journal is mended while the person reads (git checkout, say)
+        edit_line(abcd_home, 1, "every pull", "every push")
+        edit_line(abcd_home, 2, BODY, FORGED)
+
+    from tests.review.test_desk_cli import at_a_terminal
+
+    code, out = at_a_terminal(
+        ["journal", "recover"], "yes", abcd_home, when=b"Type yes", meanwhile=meanwhile
+    )
+    assert code == 1 and "now breaks at seq 3, not at seq 2 as you were shown" in out, out
+    assert not (abcd_home / "recovered").exists()
 
 
 def test_audit_shows_the_intact_prefix_and_marks_the_break(
@@ -241,9 +276,13 @@ def test_recover_sets_the_tail_aside_keeps_it_and_says_so_in_the_journal(
     edit_line(abcd_home, 2, BODY, FORGED)
     tail = segment(abcd_home).read_bytes().splitlines(keepends=True)[2]
 
-    recovered = abcd("journal", "recover", "--json")
-    assert recovered.code == 0, recovered.err
-    report = json.loads(recovered.out)
+    code, out = recover(abcd_home, "--json")
+    assert code == 0, out
+    # Before it asks: the break, and each line it would set aside, with its note and title.
+    assert "journal broken at seq 3: edited" in out
+    assert "Set aside the 1 line(s) from seq 3 to the journal's end?" in out
+    assert f"  seq 3 note.added {ids[2]}: {TITLE}" in out
+    report = json.loads(out[out.index("\n{") + 1 :])  # after the question, on stderr
     assert report["broken"]["seq"] == 3 and report["lines"] == 1 and report["event_seq"] == 3
     aside = list((abcd_home / "recovered").glob("*/*"))
     assert [p.read_bytes() for p in aside] == [tail]  # kept, byte for byte
@@ -256,7 +295,7 @@ def test_recover_sets_the_tail_aside_keeps_it_and_says_so_in_the_journal(
     assert [n["id"] for n in json.loads(listed.out)["notes"]] == ids[:2]
     env = host.prompt("deploy it, then test", "s3")
     assert keys(env) == [ids[0]] and FORGED not in env["text"]
-    assert abcd("journal", "recover").out.startswith("journal intact")
+    assert "journal intact: nothing to recover" in recover(abcd_home)[1]
     # and the journal goes on from there
     host.note("Tags", "Tag releases.", "deploy")
     assert abcd("journal", "verify").code == 0
@@ -279,7 +318,8 @@ def test_a_journal_cut_back_under_the_view_is_refused_then_recovered_with_the_ol
     env = host.prompt("lint", "s1")
     assert "journal broken at seq 2" in env["stderr"]
 
-    assert abcd("journal", "recover").code == 0
+    code, out = recover(abcd_home)
+    assert code == 0 and "No line is at fault: the journal lost lines the view holds" in out, out
     kept = list((abcd_home / "recovered").glob("*/memory.json"))
     assert len(kept) == 1 and all(i.encode() in kept[0].read_bytes() for i in ids)
     assert abcd("journal", "verify").code == 0

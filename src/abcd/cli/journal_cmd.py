@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import sys
+from typing import Annotated, Any, TextIO
 
 import typer
 
@@ -12,6 +13,7 @@ from abcd.cli.output import emit_json, notice
 from abcd.errors import AbcdError, JournalBroken, hint_for
 from abcd.journal import history
 from abcd.journal.chain import Break
+from abcd.journal.recover import Tail
 from abcd.journal.recover import recover as recover_journal
 from abcd.journal.segments import Segments
 from abcd.journal.store import rebuild as rebuild_view
@@ -280,6 +282,31 @@ def rebuild(json: Json = False) -> None:
             print(f"  {label}: {', '.join(ids)}")
 
 
+# How many of the lines a recovery would set aside it names before it asks; the rest are counted.
+RECOVER_LINES_NAMED = 20
+
+
+def _ask(tail: Tail, home: Home, to: TextIO) -> None:
+    """Name the break and what a recovery would set aside, before the person is asked."""
+    brk = tail.brk
+    lines = [f"journal broken at seq {brk.seq}: {brk.what} ({brk.where})"]
+    if tail.events:
+        lines.append(
+            f"Set aside the {len(tail.events)} line(s) from seq {brk.seq} to the journal's end? "
+            f"They are kept, byte for byte, under {home.shown('recovered')}/, and leave the view:"
+        )
+        lines += [f"  {event}" for event in tail.events[:RECOVER_LINES_NAMED]]
+        if len(tail.events) > RECOVER_LINES_NAMED:
+            lines.append(f"  ... and {len(tail.events) - RECOVER_LINES_NAMED} more")
+    else:
+        lines.append(
+            "No line is at fault: the journal lost lines the view holds. Set the view aside "
+            f"(kept under {home.shown('recovered')}/) and fold it again from the journal?"
+        )
+    for line in lines:
+        print(escaped(line, keep=""), file=to)
+
+
 @app.command()
 def recover(
     by: ByPerson = "person",
@@ -287,25 +314,45 @@ def recover(
 ) -> None:
     """Set the journal's broken tail aside (kept, never deleted) and go on from its intact prefix.
 
-    Everything from the first seq `verify` names is moved into
-    `<home>/recovered/<time>-seq-<N>/`; a `journal.recovered` event says what
-    was set aside, and the view and index are re-projected.
+    A person's act: refused unless run at a terminal, where it names the
+    break and every line it would set aside, and asks. Everything from the
+    first seq `verify` names is moved into `<home>/recovered/<time>-seq-<N>/`;
+    a `journal.recovered` event says what was set aside, and the view and
+    index are re-projected. If the break moves while it asks, nothing is
+    set aside.
 
     \b
     Example:
       abcd journal verify || abcd journal recover
     """
-    from abcd.cli.memory_cmd import _stamps
-    from abcd.repo import find_repo
+    from abcd.cli.memory_cmd import _confirmed, _stamps
+    from abcd.cli.output import at_terminal
+    from abcd.errors import Refused
+    from abcd.journal.recover import preview
 
+    if not at_terminal():
+        raise Refused(
+            "not at a terminal",
+            message="refused: setting the journal's tail aside is a person's act: run abcd "
+            "journal recover at a terminal and confirm there (stdin and stdout are not both a "
+            "terminal)",
+        )
     recovered_by, stamp = _stamps(by, None, find_repo(), person_allowed=True)
     home = Home.open()
     done = None
     if home is not None:
         with home:
-            done = recover_journal(
-                home, by=recovered_by, session=stamp, projections=(rebuild_index,)
-            )
+            tail = preview(home)
+            if tail is not None:
+                _ask(tail, home, to=sys.stderr if json else sys.stdout)
+                _confirmed("Type yes to set it aside: ", to=sys.stderr if json else None)
+                done = recover_journal(
+                    home,
+                    by=recovered_by,
+                    session=stamp,
+                    projections=(rebuild_index,),
+                    seen=tail.brk.seq,
+                )
     if done is None:
         if json:
             emit_json({"recovered": False})

@@ -8,7 +8,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import msgspec
 import typer
@@ -581,10 +581,13 @@ def keep(note_id: NoteId, session: Session = None) -> None:
     _say_done(f"kept {note.id} as of revision {note.revision}: {note.title}", "kept", warnings)
 
 
-def _confirmed(question: str) -> None:
-    """Ask `question` at the terminal; `Refused` (nothing written) unless the answer is yes."""
+def _confirmed(question: str, to: TextIO | None = None) -> None:
+    """Ask `question` at the terminal (on `to` when given, else stdout); `Refused` (nothing
+    written) unless the answer is yes."""
     try:
-        answer = input(question)
+        if to is not None:
+            print(question, end="", file=to, flush=True)
+        answer = input("" if to is not None else question)
     except EOFError:
         answer = ""
     if answer.strip().lower() != "yes":

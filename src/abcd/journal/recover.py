@@ -28,8 +28,8 @@ from abcd.clock import now_rfc3339
 from abcd.constants import SEGMENT_MAX_BYTES
 from abcd.errors import NEWER_ABCD, Refused, StorageError
 from abcd.journal.chain import Break, Link, first_break
-from abcd.journal.envelope import decode_envelope, encode_line
-from abcd.journal.events import JournalRecovered
+from abcd.journal.envelope import BadLine, decode_envelope, decode_line, encode_line
+from abcd.journal.events import JournalRecovered, NoteRestored
 from abcd.journal.segments import Scan, Segments, segment_name
 from abcd.journal.store import (
     VIEW_FILE,
@@ -76,14 +76,69 @@ def _start(link: Link) -> int:
     return link.end - len(link.data) - 1
 
 
+@dataclass(frozen=True)
+class Tail:
+    """What a recovery would set aside, read before the person is asked (nothing written)."""
+
+    brk: Break
+    events: tuple[str, ...]  # each complete line from the break on, as one line of text
+
+
+def preview(home: Home) -> Tail | None:
+    """The break and the lines a recovery would set aside now; `None` when nothing is broken.
+    Read without the journal lock, so a person can be asked while writers go on; `recover`'s
+    `seen` then holds the act to the break they were shown."""
+    with Segments(home) as segs:
+        scan = Scan()
+        links = read_links(segs, scan)
+        found = _find(home, links, scan)
+    if found is None:
+        return None
+    _check_not_newer(found)
+    tail = links[found.cut :] if found.cut is not None else []
+    return Tail(found, tuple(_described(link) for link in tail))
+
+
+def _described(link: Link) -> str:
+    """A line from the tail as the person is shown it: its seq, kind, note and title."""
+    try:
+        record = decode_line(link.data)
+    except BadLine as err:
+        return f"a line that does not decode ({err})"
+    event = record.event
+    title = getattr(event, "title", None)
+    if isinstance(event, NoteRestored):
+        title = event.note.title
+    note = getattr(event, "id", "")
+    return (
+        f"seq {record.seq} {event.TYPE}"
+        + (f" {note}" if note else "")
+        + (f": {title}" if title else "")
+    )
+
+
+def _check_not_newer(found: Break) -> None:
+    if NEWER_ABCD in found.what:
+        raise Refused(
+            "newer journal",
+            message=f"refused: seq {found.seq} was {NEWER_ABCD}: upgrade abcd to read it; "
+            "nothing is broken, so nothing was set aside",
+        )
+
+
 def recover(
     home: Home,
     *,
     by: str,
     session: str | None,
     projections: tuple[Projection_, ...] = (),
+    seen: int | None = None,
 ) -> Recovered | None:
-    """Set the broken tail aside and append `journal.recovered`; `None` when nothing is broken."""
+    """Set the broken tail aside and append `journal.recovered`; `None` when nothing is broken.
+
+    `seen`: the seq of the break the person was shown (`preview`); refused, with nothing set
+    aside, when the break is now elsewhere.
+    """
     with Segments(home, create=True) as segs, journal_lock(segs):
         repair_pending(segs)
         repair_torn_tail(segs)
@@ -92,11 +147,12 @@ def recover(
         found = _find(home, links, scan)
         if found is None:
             return None
-        if NEWER_ABCD in found.what:
+        _check_not_newer(found)
+        if seen is not None and found.seq != seen:
             raise Refused(
-                "newer journal",
-                message=f"refused: seq {found.seq} was {NEWER_ABCD}: upgrade abcd to read it; "
-                "nothing is broken, so nothing was set aside",
+                "changed",
+                message=f"refused: the journal now breaks at seq {found.seq}, not at seq {seen} "
+                "as you were shown; nothing was set aside: run abcd journal recover again",
             )
         rel = recovered_rel(f"seq-{found.seq}")
         moved = _set_aside(home, segs, links, found, scan, rel)
