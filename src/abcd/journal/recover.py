@@ -62,14 +62,24 @@ class Recovered:
     view: View
 
 
-def _find(home: Home, links: list[Link], scan: Scan) -> Break | None:
+def _find(home: Home, segs: Segments) -> tuple[list[Link], Scan, Break | None]:
+    """The journal's lines, what reading them met, and its first break (`None`: intact); a
+    line from a newer abcd is refused, never a break to set aside."""
+    scan = Scan()
+    links = read_links(segs, scan)
     cp, witness = stored_witness(home) or (None, VIEW_FILE)
     found = first_break(links, cp, torn_inside=scan.torn_inside, witness_file=witness)
     if found is None:
         index_cp = index_checkpoint(home)
         if index_cp is not None:
             found = first_break(links, index_cp, witness_file="memory.idx")
-    return found
+    if found is not None and NEWER_ABCD in found.what:
+        raise Refused(
+            "newer journal",
+            message=f"refused: seq {found.seq} was {NEWER_ABCD}: upgrade abcd to read it; "
+            "nothing is broken, so nothing was set aside",
+        )
+    return links, scan, found
 
 
 def _start(link: Link) -> int:
@@ -89,12 +99,9 @@ def preview(home: Home) -> Tail | None:
     Read without the journal lock, so a person can be asked while writers go on; `recover`'s
     `seen` then holds the act to the break they were shown."""
     with Segments(home) as segs:
-        scan = Scan()
-        links = read_links(segs, scan)
-        found = _find(home, links, scan)
+        links, _, found = _find(home, segs)
     if found is None:
         return None
-    _check_not_newer(found)
     tail = links[found.cut :] if found.cut is not None else []
     return Tail(found, tuple(_described(link) for link in tail))
 
@@ -117,15 +124,6 @@ def _described(link: Link) -> str:
     )
 
 
-def _check_not_newer(found: Break) -> None:
-    if NEWER_ABCD in found.what:
-        raise Refused(
-            "newer journal",
-            message=f"refused: seq {found.seq} was {NEWER_ABCD}: upgrade abcd to read it; "
-            "nothing is broken, so nothing was set aside",
-        )
-
-
 def recover(
     home: Home,
     *,
@@ -142,12 +140,9 @@ def recover(
     with Segments(home, create=True) as segs, journal_lock(segs):
         repair_pending(segs)
         repair_torn_tail(segs)
-        scan = Scan()
-        links = read_links(segs, scan)
-        found = _find(home, links, scan)
+        links, scan, found = _find(home, segs)
         if found is None:
             return None
-        _check_not_newer(found)
         if seen is not None and found.seq != seen:
             raise Refused(
                 "changed",
