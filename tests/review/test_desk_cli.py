@@ -384,8 +384,13 @@ def test_a_promotion_takes_the_note_out_of_the_queue_until_it_is_revised(
 
     assert listed(abcd, "--unreviewed") == [other]
     assert [q.note.id for q in desk.queue(find_repo(repo))] == [other]  # the desk's page's
+    shown = abcd("memory", "show", promoted).out  # and `show` says the same as the queue
+    assert "not reviewed as it stands" not in shown
+    assert ": reviewed as it stands" in shown and "  promoted by person at " in shown
     assert abcd("memory", "revise", promoted, "--by", BY, stdin="Run make race.").code == 0
     assert listed(abcd, "--unreviewed") == [promoted, other]
+    shown = abcd("memory", "show", promoted).out
+    assert "not reviewed as it stands" in shown and ": reviewed as it stands" not in shown
     assert {q.note.id for q in desk.queue(find_repo(repo))} == {promoted, other}
 
 

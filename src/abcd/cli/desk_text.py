@@ -57,13 +57,15 @@ def story_lines(story: Story) -> list[str]:
             f"origin {note.origin}"
         )
         lines += _revised(note)
-        lines.append(
-            f"  kept by {note.reviewed_by} at {note.reviewed_at}"
-            if note.reviewed
-            else "  not reviewed as it stands"
-        )
-        if note.promoted_at:
-            lines.append(f"  promoted by {note.promoted_by} at {note.promoted_at}")
+        if note.reviewed:
+            lines.append(f"  kept by {note.reviewed_by} at {note.reviewed_at}")
+        elif note.awaits_review:
+            lines.append("  not reviewed as it stands")
+        if note.promoted_at:  # a promotion as of the text now reviews it (out of the queue)
+            lines.append(
+                f"  promoted by {note.promoted_by} at {note.promoted_at}"
+                + ("" if note.reviewed or note.awaits_review else ": reviewed as it stands")
+            )
         lines += _text(note.title, note.body, note.recall, "  ")
     elif story.removed:
         lines.append(
