@@ -149,7 +149,7 @@ def test_too_deep_counts_the_nesting_and_never_a_bracket_in_text(value: Any, wra
 
 
 # A line's envelope, each field as a writer gives it or damaged: the hook's whole judgement of a
-# line (`machine._fault`) against the commands' (`envelope.decode_typed`).
+# line (`machine.read_line`) against the commands' (`envelope.decode_typed`).
 ENVELOPE_VALUES = [0, 1, 2, 3, 4, True, False, 1.0, 2.0, "1", None, 2**70,
                    "2026-12-02T12:00:00.000000Z", 5, "\ud800", ZERO_HASH]  # fmt: skip
 
@@ -202,11 +202,11 @@ def _with(line: dict[str, Any], extra: str) -> bytes:
 @settings(max_examples=2000)
 @given(whole_lines())
 def test_the_hooks_judgement_of_a_whole_line_is_the_commands(raw: bytes) -> None:
-    from abcd.recall.machine import _fault
+    from abcd.recall.machine import read_line
 
     try:
         decode_typed(raw)
         decodes = True
     except BadLine:
         decodes = False
-    assert (type(_fault(raw)) is dict) == decodes
+    assert (type(read_line(raw)) is dict) == decodes

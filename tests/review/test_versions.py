@@ -113,5 +113,5 @@ def test_the_hooks_lean_reader_knows_every_kind_the_journal_writes() -> None:
     from abcd.journal import lean
     from abcd.journal.events import EVENT_TYPES
 
-    # `machine._fault` refuses a kind `lean.SINCE` does not name, and reads each at its version.
+    # `machine.read_line` refuses a kind `lean.SINCE` does not name, and reads each at its version.
     assert {kind: cls.SINCE for kind, cls in EVENT_TYPES.items()} == lean.SINCE

@@ -158,7 +158,7 @@ def _links(segs: Segments) -> list[Link]:
 
     links = []
     for raw in segs.lines():
-        fault = _fault(raw.data)
+        fault = read_line(raw.data)
         if isinstance(fault, str):
             links.append(Link(raw.segment, raw.end, raw.data, None, "", fault))
         else:
@@ -166,7 +166,7 @@ def _links(segs: Segments) -> list[Link]:
     return links
 
 
-def _fault(raw: bytes) -> str | dict[str, Any]:
+def read_line(raw: bytes) -> str | dict[str, Any]:
     """The line `raw` read as the commands' decoder reads it (`abcd.journal.envelope`): the
     line when it is one of theirs, else why not, in their words (`journal verify`'s)."""
     if too_long(raw) or too_deep(raw):
@@ -236,7 +236,7 @@ def _fold(
     segment, offset, seq, head = checkpoint
     for raw in segs.lines(segment, offset):
         where = segment_rel(raw.segment)
-        line = _fault(raw.data)
+        line = read_line(raw.data)
         if isinstance(line, str):  # a break for every command, so for the hook
             raise JournalBroken(seq + 1, line, where)
         kind, data = line["type"], line["data"]
@@ -273,7 +273,7 @@ def _fold(
             if not live:  # back whole, as it stood (the fold's rule: a live note stays as it is)
                 notes[note_id] = dict(data["note"], id=note_id)
         # The other kinds (`lean.SINCE`: a review, a promotion, a recovery) change no note's
-        # text, reach or life; a kind not there was refused by `_fault`, never passed over.
+        # text, reach or life; a kind not there was refused by `read_line`, never passed over.
 
 
 def read_machine_notes(home: Home | None) -> list[Item]:
