@@ -99,8 +99,26 @@ _TOO_DEEP = "nested too deeply"
 
 def loads_strict(data: str | bytes) -> Any:
     """As `loads`, but the `NaN`, `Infinity` and `-Infinity` tokens, which `json` takes and the
-    JSON standard (and msgspec) does not, are a `ValueError` like any other fault."""
+    JSON standard (and msgspec) does not, are a `ValueError` like any other fault; an integer
+    of any length is read; and an object that holds a key twice is a `Repeated`, which keeps
+    every pair, since msgspec judges each value of a key it reads and keeps the last."""
     return loads(data, parse_constant=_refuse_constant)
+
+
+class Repeated(dict):  # type: ignore[type-arg]
+    """A JSON object that holds a key more than once: the last value of each (as `json` reads
+    it), and `pairs`, every key and value in order."""
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.pairs = pairs
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    made = dict(pairs)
+    return made if len(made) == len(pairs) else Repeated(pairs)
 
 
 def _refuse_constant(token: str) -> Any:
@@ -125,6 +143,7 @@ def _whole(digits: str) -> int:
 def _strict_context() -> _Context:
     context = _Context(None, _refuse_constant)
     context.parse_int = _whole  # type: ignore[assignment]
+    context.object_pairs_hook = _object  # type: ignore[assignment]
     return context
 
 

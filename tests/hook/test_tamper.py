@@ -130,15 +130,16 @@ def test_a_rechained_line_whose_data_is_not_its_event_is_the_break_for_every_rea
 
 def _forged(seq: int, prev: str, change: dict[str, str]) -> bytes:
     """A whole `note.added` of FORGED (or `kind`'s line around it), chained after `prev`, as
-    JSON text with `change`'s values (`v`, `seq`, `at`, `kind`, `extra` fields of the data)
-    spliced in as written; a lone surrogate in them is written as the byte it escapes."""
+    JSON text with `change`'s values (`v`, `seq`, `at`, `kind`; `lead` and `extra` fields of
+    the data, before and after its own) spliced in as written; a lone surrogate in them is
+    written as the byte it escapes."""
     v, at, kind, extra = (change.get(k, "") for k in ("v", "at", "kind", "extra"))
     v, kind = v or "1", kind or "note.added"
     note_id = change.get("id", "mem-2612021859514199")
     note = json.dumps({"id": note_id, "title": FORGED, "body": FORGED,
                        "recall": ["deploy"], "root": None, "origin": "agent",
                        "written_by": "Claude:x", "session": None})  # fmt: skip
-    data = note[:-1] + extra + "}"
+    data = "{" + change.get("lead", "") + note[1:-1] + extra + "}"
     if kind == "note.restored":  # the note as it stood, so with its time
         data = data[:-1] + ',"written_at":"2026-12-01T00:00:00.000000Z"}'
         data = f'{{"id":"{note_id}","note":{data},"restored_by":"person","session":null}}'
@@ -167,6 +168,12 @@ FORGERIES = {
         "note.restored data does not decode",
     ),
     "a seq of 4,301 digits": ({"seq": "9" * 4301}, "not a journal line"),
+    # A key written twice: msgspec judges each value and keeps the last; the hook kept the last.
+    "a title written twice, first as a number": (
+        {"lead": '"title":5,'},
+        "note.added data does not decode",
+    ),
+    "a title written twice, both text": ({"lead": '"title":"An older title",'}, None),
     # Longer than any line abcd writes: the readers that look back from a checkpoint stop there.
     "a line over 64 KiB": ({"extra": ',"x":"' + "a" * 70_000 + '"'}, "not a journal line"),
 }

@@ -154,6 +154,10 @@ ENVELOPE_VALUES = [0, 1, 2, 3, 4, True, False, 1.0, 2.0, "1", None, 2**70,
                    "2026-12-02T12:00:00.000000Z", 5, "\ud800", ZERO_HASH]  # fmt: skip
 
 
+DAMAGES = ["none", "v", "seq", "at", "prev", "drop", "deep", "long int", "utf-8", "digits",
+           "repeat", "repeat"]  # fmt: skip
+
+
 @st.composite
 def whole_lines(draw: st.DrawFn) -> bytes:
     kind = draw(st.sampled_from(sorted(lean.EVENTS)))
@@ -169,11 +173,7 @@ def whole_lines(draw: st.DrawFn) -> bytes:
         "prev": ZERO_HASH,
         "data": data,
     }
-    damage = draw(
-        st.sampled_from(
-            ["none", "v", "seq", "at", "prev", "drop", "deep", "long int", "utf-8", "digits"]
-        )
-    )
+    damage = draw(st.sampled_from(DAMAGES))
     if damage == "drop":
         line.pop(draw(st.sampled_from(sorted(line))))
     elif damage == "deep":
@@ -187,11 +187,33 @@ def whole_lines(draw: st.DrawFn) -> bytes:
         field = draw(st.sampled_from(["seq", "v"]))
         line[field] = 123456789
         return json.dumps(line).replace("123456789", digits, 1).encode()
+    elif damage == "repeat":  # a key written twice: msgspec judges each value, keeps the last
+        return _repeated(draw, line, kind)
     elif damage == "utf-8":
         return _with(line, ',"x":"\udcc0"')  # a byte that is not UTF-8
     elif damage != "none":
         line[damage] = draw(st.sampled_from(ENVELOPE_VALUES))
     return json.dumps(line).encode()
+
+
+# Values a repeated key's first occurrence is given, as JSON text: good ones and bad ones.
+REPEATED_VALUES = ["1", "3", "true", "1.0", "null", '"x"', '"2026-12-02T12:00:00.000000Z"',
+                   '"note.added"', '"note.removed"', '"\\ud800"', "[]", '["a"]', "{}",
+                   '"agent"', '"' + ZERO_HASH + '"']  # fmt: skip
+
+
+def _repeated(draw: st.DrawFn, line: dict[str, Any], kind: str) -> bytes:
+    """The line's text with one key of the envelope, or of its data, written once more before
+    the rest, with a good or a bad value (the data's own, for `data`)."""
+    text = json.dumps(line)
+    data = line.get("data")
+    inside = isinstance(data, dict) and draw(st.booleans())
+    names = [*sorted(data), "zz"] if inside else ["v", "seq", "at", "type", "prev", "data", "zz"]
+    name = draw(st.sampled_from(names))
+    value = draw(st.sampled_from([*REPEATED_VALUES, json.dumps(data)]))
+    opening = '"data": {' if inside else "{"
+    at = text.index(opening) + len(opening)
+    return (text[:at] + json.dumps(name) + ": " + value + ", " + text[at:]).encode()
 
 
 def _with(line: dict[str, Any], extra: str) -> bytes:
@@ -209,4 +231,4 @@ def test_the_hooks_judgement_of_a_whole_line_is_the_commands(raw: bytes) -> None
         decodes = True
     except BadLine:
         decodes = False
-    assert (type(read_line(raw)) is dict) == decodes
+    assert isinstance(read_line(raw), dict) == decodes

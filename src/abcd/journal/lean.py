@@ -97,7 +97,7 @@ NOTE_STAMPS: Fields = {
 
 
 def _note(value: Any) -> bool:
-    return type(value) is dict and fits(value, NOTE, NOTE_STAMPS)
+    return isinstance(value, dict) and fits(value, NOTE, NOTE_STAMPS)
 
 
 # Each event's fields (`abcd.journal.events`); none has a default.
@@ -153,8 +153,24 @@ EVENTS: dict[str, Fields] = {
 }
 
 
+def every(data: dict[str, Any], name: str) -> list[Any]:
+    """Each value `data` gives `name`, in order: one, or more when the key is repeated (an
+    object `abcd.fastjson.loads_strict` read as a `Repeated`), for msgspec judges each."""
+    pairs = getattr(data, "pairs", None)
+    if pairs is None:
+        return [data[name]] if name in data else []
+    return [value for key, value in pairs if key == name]
+
+
 def fits(data: dict[str, Any], required: Fields, optional: Fields | None = None) -> bool:
-    """Whether `data` holds every `required` field, and each field it holds is of its type."""
+    """Whether `data` holds every `required` field, and each value it gives a field (each, if
+    it gives one twice) is of the field's type."""
+    if type(data) is not dict:  # a key given twice: each value judged
+        return all(name in data for name in required) and all(
+            check(value)
+            for key, value in getattr(data, "pairs", ())
+            if (check := required.get(key) or (optional or {}).get(key)) is not None
+        )
     for name, check in required.items():
         if name not in data or not check(data[name]):
             return False
@@ -174,11 +190,13 @@ def readable(raw: bytes, line: Any) -> bool:
 
 
 def _encodable(value: Any) -> bool:
-    """Whether every string in `value` (keys too) is UTF-8 text, with no lone surrogate."""
+    """Whether every string in `value` (keys too, and a repeated key's every value) is UTF-8
+    text, with no lone surrogate."""
     if type(value) is str:
         return is_text(value)
-    if type(value) is dict:
-        return all(is_text(k) and _encodable(v) for k, v in value.items())
+    if isinstance(value, dict):
+        pairs = getattr(value, "pairs", None) or value.items()
+        return all(is_text(k) and _encodable(v) for k, v in pairs)
     if type(value) is list:
         return all(_encodable(v) for v in value)
     return True
@@ -239,4 +257,4 @@ def too_deep(raw: bytes) -> bool:
 def is_event(kind: str, data: Any) -> bool:
     """Whether `data` decodes as the event `kind` names (a kind not in the table: no)."""
     fields = EVENTS.get(kind)
-    return fields is not None and type(data) is dict and fits(data, fields)
+    return fields is not None and isinstance(data, dict) and fits(data, fields)

@@ -26,7 +26,16 @@ from abcd.digest import (
 )
 from abcd.errors import NEWER_ABCD, CorruptFile, JournalBroken, hint_for
 from abcd.journal.head import Head, head_beside, view_checkpoint
-from abcd.journal.lean import SINCE, is_event, is_int, is_text, readable, too_deep, too_long
+from abcd.journal.lean import (
+    SINCE,
+    every,
+    is_event,
+    is_int,
+    is_text,
+    readable,
+    too_deep,
+    too_long,
+)
 from abcd.journal.segments import Segments, segment_rel
 from abcd.recall.items import Item
 from abcd.trust.guarded import Home
@@ -175,7 +184,7 @@ def read_line(raw: bytes) -> str | dict[str, Any]:
         line = fastjson.loads_strict(raw)
     except ValueError:
         return "not a journal line"
-    if type(line) is not dict:
+    if not isinstance(line, dict):
         return "not a journal line"
     v, kind = line.get("v"), line.get("type")
     if not (
@@ -187,6 +196,14 @@ def read_line(raw: bytes) -> str | dict[str, Any]:
         and "data" in line
     ):
         return "not a journal line"
+    repeated = type(line) is not dict  # a key given twice: msgspec judges each value
+    if repeated and not (
+        all(map(is_int, every(line, "v")))
+        and all(map(is_int, every(line, "seq")))
+        and all(isinstance(prev, str) for prev in every(line, "prev"))
+        and all(map(is_text, every(line, "at")))
+    ):
+        return "not a journal line"
     if v > JOURNAL_VERSION:
         return f"{NEWER_ABCD} (journal v{v})"
     if not readable(raw, line):
@@ -196,7 +213,13 @@ def read_line(raw: bytes) -> str | dict[str, Any]:
         return f"unknown event type {kind!r}"
     if v < since:
         return f"{kind} at v{v}, below its v{since}"
-    if not is_event(kind, line["data"]):
+    # A kind written twice picks its event by the first (msgspec's tag), then must agree;
+    # data written twice is judged each time, and the last is the event (as msgspec keeps it).
+    if not repeated:
+        return line if is_event(kind, line["data"]) else f"{kind} data does not decode"
+    if any(each != kind for each in every(line, "type")):
+        return f"{kind} data does not decode"
+    if not all(is_event(kind, data) for data in every(line, "data")):
         return f"{kind} data does not decode"
     return line
 
