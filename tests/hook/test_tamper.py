@@ -260,6 +260,40 @@ def test_recover_is_a_persons_act_it_names_what_it_sets_aside_and_asks_first(
     assert code == 1 and "now breaks at seq 3, not at seq 2 as you were shown" in out, out
     assert not (abcd_home / "recovered").exists()
 
+    def grows() -> None:  # the same break, and a line more after it that nobody was shown
+        with segment(abcd_home).open("ab") as out:
+            out.write(b'{"v":1,"seq":4,"type":"note.added","title":"NEVER SHOWN"}\n')
+
+    code, out = at_a_terminal(
+        ["journal", "recover"], "yes", abcd_home, when=b"Type yes", meanwhile=grows
+    )
+    assert code == 1 and "the 2 line(s) from seq 3 are not the 1 you were shown" in out, out
+    assert not (abcd_home / "recovered").exists()
+
+
+def test_an_edit_under_the_view_is_named_though_the_line_after_it_does_not_decode(
+    host: Host, abcd: Run, abcd_home: Path
+) -> None:
+    """The line after an edited one vouches for it only when it decodes: with one that did not,
+    every reader named that later line, and a recovery from it kept the edit as the journal's."""
+    import hashlib
+
+    host.note(TITLE, BODY, "deploy")  # seq 1, the view's and the head line's checkpoint
+    path = segment(abcd_home)
+    first = path.read_bytes().splitlines()[0]
+    with path.open("ab") as out:
+        out.write(b'{"v":1,"seq":2,"at":"2099-01-01T00:00:00.000000Z","type":"note.added",'
+                  b'"prev":"' + hashlib.sha256(first).hexdigest().encode() + b'","data":{"id":5}}\n')  # fmt: skip
+    edit_line(abcd_home, 0, BODY, FORGED)
+    for args in (("journal", "verify"), ("memory", "list")):
+        result = abcd(*args)
+        assert result.code == 1 and "journal broken at seq 1: edited" in result.err, result.err
+    env = host.prompt("deploy it", "s1")
+    assert "journal broken at seq 1" in env["stderr"] and FORGED not in env["text"]
+    code, out = recover(abcd_home)
+    assert code == 0 and "Set aside the 2 line(s) from seq 1" in out, out
+    assert FORGED not in abcd("memory", "list").out and abcd("journal", "verify").code == 0
+
 
 def test_audit_shows_the_intact_prefix_and_marks_the_break(
     host: Host, abcd: Run, abcd_home: Path

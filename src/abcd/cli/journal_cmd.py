@@ -351,7 +351,7 @@ def recover(
                     by=recovered_by,
                     session=stamp,
                     projections=(rebuild_index,),
-                    seen=tail.brk.seq,
+                    seen=tail,
                 )
     if done is None:
         if json:

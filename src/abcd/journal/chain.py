@@ -201,6 +201,13 @@ def first_break(
         last_head = checkpoint[3]
     found = diagnose(links, last_head=last_head, classify=classify)
     if found is not None:
+        if checkpoint is not None and 0 < checkpoint[2] < found.seq:
+            # The line the checkpoint ends at is vouched for by the next line's `prev` only when
+            # that line decodes; when it does not, the checkpoint's head is the one witness of
+            # an edit under it, which a recovery from the later break would otherwise launder.
+            under = check_checkpoint(links, checkpoint, witness_file)
+            if under is not None and under.seq < found.seq and under.what.startswith("edited"):
+                return under
         return found
     if torn_inside is not None:
         held = [link.seq or 0 for link in links if link.segment == torn_inside]

@@ -92,6 +92,7 @@ class Tail:
 
     brk: Break
     events: tuple[str, ...]  # each complete line from the break on, as one line of text
+    digest: str  # of those lines' bytes: what the person agrees to set aside
 
 
 def preview(home: Home) -> Tail | None:
@@ -103,7 +104,14 @@ def preview(home: Home) -> Tail | None:
     if found is None:
         return None
     tail = links[found.cut :] if found.cut is not None else []
-    return Tail(found, tuple(_described(link) for link in tail))
+    return Tail(found, tuple(_described(link) for link in tail), _digest(tail))
+
+
+def _digest(tail: list[Link]) -> str:
+    digest = hashlib.sha256()
+    for link in tail:
+        digest.update(link.data + b"\n")
+    return digest.hexdigest()
 
 
 def _described(link: Link) -> str:
@@ -130,12 +138,12 @@ def recover(
     by: str,
     session: str | None,
     projections: tuple[Projection_, ...] = (),
-    seen: int | None = None,
+    seen: Tail | None = None,
 ) -> Recovered | None:
     """Set the broken tail aside and append `journal.recovered`; `None` when nothing is broken.
 
-    `seen`: the seq of the break the person was shown (`preview`); refused, with nothing set
-    aside, when the break is now elsewhere.
+    `seen`: the break and the lines the person was shown (`preview`); refused, with nothing
+    set aside, when the break is now elsewhere or its lines are not those.
     """
     with Segments(home, create=True) as segs, journal_lock(segs):
         repair_pending(segs)
@@ -143,11 +151,20 @@ def recover(
         links, scan, found = _find(home, segs)
         if found is None:
             return None
-        if seen is not None and found.seq != seen:
+        if seen is not None and found.seq != seen.brk.seq:
             raise Refused(
                 "changed",
-                message=f"refused: the journal now breaks at seq {found.seq}, not at seq {seen} "
-                "as you were shown; nothing was set aside: run abcd journal recover again",
+                message=f"refused: the journal now breaks at seq {found.seq}, not at seq "
+                f"{seen.brk.seq} as you were shown; nothing was set aside: run abcd journal "
+                "recover again",
+            )
+        tail = links[found.cut :] if found.cut is not None else []
+        if seen is not None and _digest(tail) != seen.digest:
+            raise Refused(
+                "changed",
+                message=f"refused: the {len(tail)} line(s) from seq {found.seq} are not the "
+                f"{len(seen.events)} you were shown; nothing was set aside: run abcd journal "
+                "recover again",
             )
         rel = recovered_rel(f"seq-{found.seq}")
         moved = _set_aside(home, segs, links, found, scan, rel)

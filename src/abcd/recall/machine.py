@@ -204,10 +204,10 @@ def read_line(raw: bytes) -> str | dict[str, Any]:
         and all(map(is_text, every(line, "at")))
     ):
         return "not a journal line"
+    if not readable(raw, line):  # before the version: such a line is no one's, newer or not
+        return "not a journal line"
     if v > JOURNAL_VERSION:
         return f"{NEWER_ABCD} (journal v{v})"
-    if not readable(raw, line):
-        return "not a journal line"
     since = SINCE.get(kind)
     if since is None:  # a kind no abcd of this version wrote: named, never passed over
         return f"unknown event type {kind!r}"
