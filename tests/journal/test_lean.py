@@ -50,7 +50,7 @@ def _good(draw: st.DrawFn, check: Any) -> Any:
         return draw(st.text(max_size=8))
     if check is lean._text_or_none:
         return draw(st.one_of(st.none(), st.text(max_size=8)))
-    if check is lean._count:
+    if check is lean.is_int:
         return draw(st.integers(-5, 5))
     if check is lean._words:
         return draw(st.lists(st.text(max_size=4), max_size=3))

@@ -55,10 +55,6 @@ def is_int(value: Any) -> TypeGuard[int]:
     return type(value) is int and _INT_BELOW < value < _INT_ABOVE
 
 
-def _count(value: Any) -> bool:
-    return is_int(value)
-
-
 def _words(value: Any) -> bool:
     return type(value) is list and all(is_text(word) for word in value)
 
@@ -86,7 +82,7 @@ NOTE: Fields = {
     "session": _text_or_none,
 }
 NOTE_STAMPS: Fields = {
-    "revision": _count,
+    "revision": is_int,
     "revised_by": _text_or_none,
     "revised_at": _text_or_none,
     "reviewed_by": _text_or_none,
@@ -114,11 +110,11 @@ EVENTS: dict[str, Fields] = {
     },
     "note.removed": {"id": is_text, "removed_by": is_text, "session": _text_or_none},
     "journal.recovered": {
-        "from_seq": _count,
+        "from_seq": is_int,
         "what": is_text,
         "set_aside": is_text,
-        "lines": _count,
-        "bytes": _count,
+        "lines": is_int,
+        "bytes": is_int,
         "sha256": is_text,
         "recovered_by": is_text,
         "session": _text_or_none,
@@ -133,13 +129,13 @@ EVENTS: dict[str, Fields] = {
     },
     "note.reviewed": {
         "id": is_text,
-        "revision": _count,
+        "revision": is_int,
         "reviewed_by": is_text,
         "session": _text_or_none,
     },
     "note.promoted": {
         "id": is_text,
-        "revision": _count,
+        "revision": is_int,
         "root": _text_or_none,
         "promoted_by": is_text,
         "session": _text_or_none,

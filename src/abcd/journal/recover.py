@@ -103,8 +103,13 @@ def preview(home: Home) -> Tail | None:
         links, _, found = _find(home, segs)
     if found is None:
         return None
-    tail = links[found.cut :] if found.cut is not None else []
+    tail = _tail(links, found)
     return Tail(found, tuple(_described(link) for link in tail), _digest(tail))
+
+
+def _tail(links: list[Link], found: Break) -> list[Link]:
+    """The complete lines a recovery from `found` sets aside (none when no line is at fault)."""
+    return links[found.cut :] if found.cut is not None else []
 
 
 def _digest(tail: list[Link]) -> str:
@@ -158,7 +163,7 @@ def recover(
                 f"{seen.brk.seq} as you were shown; nothing was set aside: run abcd journal "
                 "recover again",
             )
-        tail = links[found.cut :] if found.cut is not None else []
+        tail = _tail(links, found)
         if seen is not None and _digest(tail) != seen.digest:
             raise Refused(
                 "changed",

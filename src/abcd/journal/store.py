@@ -844,9 +844,7 @@ class _IndexLookup:
         held: int | None = None
         for word in sorted(text[2]):
             asked = Prompt(word)
-            if (
-                not asked.stems
-            ):  # a word the recall rule reads as none (an older note's) narrows nothing
+            if not asked.stems:  # a word the recall rule reads as none (an older note's)
                 continue
             found = self.index.candidates(asked, group)
             held = found if held is None else held & found
