@@ -342,6 +342,26 @@ def test_recover_sets_the_tail_aside_keeps_it_and_says_so_in_the_journal(
     assert abcd("journal", "verify").code == 0
 
 
+def test_recover_json_asks_on_the_terminal_and_gives_a_program_its_report(
+    host: Host, abcd: Run, abcd_home: Path, tmp_path: Path
+) -> None:
+    """`abcd journal recover --json > report.json`: the person reads and answers at the terminal
+    (stdin and stderr), and the program reads stdout. Stdout had to be the terminal too, so no
+    program could read the report; an agent's pipe is still refused."""
+    from tests.review.test_desk_cli import at_a_terminal
+
+    three_notes(host)
+    edit_line(abcd_home, 2, BODY, FORGED)
+    piped = abcd("journal", "recover", "--json")
+    assert piped.code == 1 and "stdin and stderr are not both a terminal" in piped.err
+    report = tmp_path / "report.json"
+    code, out = at_a_terminal(["journal", "recover", "--json"], "yes", abcd_home, stdout=report)
+    assert code == 0 and "Set aside the 1 line(s) from seq 3" in out, out
+    data = json.loads(report.read_text())  # stdout holds the report alone
+    assert data["recovered"] is True and data["broken"]["seq"] == 3 and data["lines"] == 1
+    assert abcd("journal", "verify").code == 0
+
+
 def test_a_journal_cut_back_under_the_view_is_refused_then_recovered_with_the_old_view_kept(
     host: Host, abcd: Run, abcd_home: Path
 ) -> None:

@@ -68,13 +68,17 @@ def at_a_terminal(
     cwd: Path,
     when: bytes = b"Type yes",
     meanwhile: Callable[[], None] | None = None,
+    stdout: Path | None = None,
 ) -> tuple[int, str]:
-    """Run `abcd` with stdin and stdout on a pseudo-terminal, type `answer` (if any) once it has
-    printed `when` (after calling `meanwhile`, if given: what happens while the person reads),
-    return exit and text."""
+    """Run `abcd` with stdin and stdout on a pseudo-terminal (stdout into the file `stdout`
+    instead, if given: `abcd ... > file`), type `answer` (if any) once it has printed `when`
+    (after calling `meanwhile`, if given: what happens while the person reads), return exit
+    and text."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: a person's shell at a terminal
         os.chdir(cwd)
+        if stdout is not None:
+            os.dup2(os.open(stdout, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
         os.execv(sys.executable, [sys.executable, "-m", "abcd", *args])
     out = b""
     sent = False
@@ -221,6 +225,25 @@ def test_a_revision_made_while_keep_asks_is_refused_not_kept_unread(abcd: Run, r
     assert "Skip the checks" not in out  # it was never shown
     assert [r["type"] for r in audit(abcd)] == ["note.added", "note.revised"]
     assert listed(abcd, "--unreviewed") == [note_id]
+
+
+def test_keep_and_promote_of_a_project_note_say_it_is_changed_in_the_projects_file(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    """A keep of a teammate's promoted note was told it was "already in the project's file", as if
+    it had been promoted: every personal act says the same, change it there in a reviewed change."""
+    project = {"id": "mem-2611301200000099", "title": "T", "body": "B", "recall": ["deploy"]}
+    (repo / ".abcd").mkdir()
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps({"schema_version": 1, "notes": [project]})
+    )
+    said = f"refused: {project['id']} is in the project's file (.abcd/memory.json); change it there"
+    for act in ("keep", "promote"):
+        code, out = at_a_terminal(["memory", act, project["id"]], "yes", repo)
+        assert code == 1 and said in out and "Type yes" not in out, (act, out)
+    removal = abcd("memory", "remove", project["id"], "--by", BY)
+    assert removal.code == 1 and said in removal.err
+    assert not (abcd_home / "journal").exists() or audit(abcd) == []
 
 
 def test_keep_is_a_persons_act_refused_from_a_pipe_and_never_an_agents(

@@ -315,7 +315,8 @@ def recover(
     """Set the journal's broken tail aside (kept, never deleted) and go on from its intact prefix.
 
     A person's act: refused unless run at a terminal, where it names the
-    break and every line it would set aside, and asks. Everything from the
+    break and every line it would set aside, and asks. With --json it asks
+    on stderr, so stdout may go to a program. Everything from the
     first seq `verify` names is moved into `<home>/recovered/<time>-seq-<N>/`;
     a `journal.recovered` event says what was set aside, and the view and
     index are re-projected. If the break moves while it asks, nothing is
@@ -330,12 +331,12 @@ def recover(
     from abcd.errors import Refused
     from abcd.journal.recover import preview
 
-    if not at_terminal():
+    if not at_terminal(asks_on_stderr=json):
         raise Refused(
             "not at a terminal",
             message="refused: setting the journal's tail aside is a person's act: run abcd "
-            "journal recover at a terminal and confirm there (stdin and stdout are not both a "
-            "terminal)",
+            "journal recover at a terminal and confirm there (stdin and "
+            f"{'stderr' if json else 'stdout'} are not both a terminal)",
         )
     recovered_by, stamp = _stamps(by, None, find_repo(), person_allowed=True)
     home = Home.open()

@@ -21,10 +21,12 @@ def notice(text: str) -> None:
     print(f"abcd: {escaped(text, keep='')}", file=sys.stderr)
 
 
-def at_terminal() -> bool:
+def at_terminal(asks_on_stderr: bool = False) -> bool:
     """Whether a person is at this command's terminal: stdin and stdout are both one.
 
     A person's acts (`abcd memory promote`, `abcd review`) are refused
-    otherwise: an agent's tool, a script or a hook runs without one.
+    otherwise: an agent's tool, a script or a hook runs without one. A
+    command that asks on stderr (`abcd journal recover --json`, whose stdout
+    is for a program) needs stdin and stderr instead.
     """
-    return sys.stdin.isatty() and sys.stdout.isatty()
+    return sys.stdin.isatty() and (sys.stderr if asks_on_stderr else sys.stdout).isatty()

@@ -67,7 +67,7 @@ from abcd.notes.review import (
     restore_note,
     revise_note,
 )
-from abcd.notes.service import Removed, missing_note, remove_note
+from abcd.notes.service import Removed, missing_note, project_note_refused, remove_note
 from abcd.repo import Repo
 from abcd.trust import Home
 
@@ -380,12 +380,9 @@ def promote(
 def _personal(story: Story) -> Note:
     """The story's personal note, or `Refused` saying why there is none to act on."""
     if story.note is None:
-        where = (
-            "already in the project's file (.abcd/memory.json)"
-            if story.project is not None
-            else "removed"
-        )
-        raise Refused("not a personal note", message=f"refused: {story.id} is {where}")
+        if story.project is not None:
+            raise project_note_refused(story.id)
+        raise Refused("not a personal note", message=f"refused: {story.id} is removed")
     return story.note
 
 

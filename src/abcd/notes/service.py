@@ -251,14 +251,19 @@ class Removed:
     title: str
 
 
+def project_note_refused(note_id: str) -> Refused:
+    """The refusal of a personal act (keep, revise, remove, restore, promote) on a project note."""
+    return Refused(
+        "project note",
+        message=f"refused: {note_id} is in the project's file (.abcd/memory.json); "
+        "change it there in a reviewed change",
+    )
+
+
 def missing_note(note_id: str, repo: Repo | None, *, removed: bool) -> Refused:
     """Why `note_id` is not a personal note an act can be applied to (`removed`: it was one)."""
     if any(n.id == note_id for n in _project_notes_quiet(repo)):
-        return Refused(
-            "project note",
-            message=f"refused: {note_id} is in the project's file (.abcd/memory.json); "
-            "change it there in a reviewed change",
-        )
+        return project_note_refused(note_id)
     if removed:
         return Refused("already removed", message=f"refused: {note_id} was already removed")
     return Refused("unknown id", message=f"refused: no note {note_id}")
