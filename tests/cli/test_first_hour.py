@@ -253,7 +253,7 @@ def test_a_time_that_cannot_be_read_is_a_usage_error_even_before_any_journal(
     result = abcd(*args)
 
     assert result.code == 2
-    assert result.err.startswith("abcd: not a time:")
+    assert result.err.startswith(("abcd: not a time:", "abcd: not a time nor a seq:"))
 
 
 def test_a_note_of_another_repository_is_named_by_its_folder(

@@ -119,6 +119,12 @@ def test_audit_refuses_a_note_id_that_is_none_as_memory_show_does(abcd: Run) -> 
     assert (audited.code, audited.out, audited.err) == (shown.code, shown.out, shown.err)
     assert audited.code == 1
     assert audited.err == "abcd: refused: id is not a note id (mem- and 16 digits)\n"
+    # A well-formed id no event and no layer knows (one digit off): refused too, as `show` does.
+    for args in ((), ("--json",)):
+        audited = abcd("journal", "audit", "--note", "mem-0000000000000001", *args)
+        shown = abcd("memory", "show", "mem-0000000000000001")
+        assert (audited.code, audited.out, audited.err) == (shown.code, shown.out, shown.err)
+        assert audited.err == "abcd: refused: no note mem-0000000000000001\n"
 
 
 def test_replay_shows_the_view_as_of_a_seq_and_as_of_a_time(abcd: Run) -> None:
@@ -149,10 +155,11 @@ def test_replay_past_the_journals_end_says_so(abcd: Run) -> None:
 def test_replay_refuses_a_point_that_is_neither_a_seq_nor_a_time_in_one_line(abcd: Run) -> None:
     """`²` and `١` pass `str.isdigit`: `²` once ended in `int`'s traceback."""
     add(abcd, "one")
-    for point in ("\u00b2", "\u0661", "9" * 5000):
+    for point in ("\u00b2", "\u0661", "9" * 5000, "-1"):
         result = abcd("journal", "replay", "--as-of", point)
         assert result.code == 2, point
-        assert len(result.err.splitlines()) == 1 and "not a time" in result.err, result.err
+        assert len(result.err.splitlines()) == 1, result.err
+        assert "not a time nor a seq" in result.err, result.err  # the option takes either
 
 
 def test_rebuild_reprojects_the_view_and_says_what_changed(abcd: Run, abcd_home: Path) -> None:

@@ -246,6 +246,30 @@ def test_keep_and_promote_of_a_project_note_say_it_is_changed_in_the_projects_fi
     assert not (abcd_home / "journal").exists() or audit(abcd) == []
 
 
+def test_show_of_a_project_note_says_who_the_file_says_wrote_it(abcd: Run, repo: Path) -> None:
+    project = {
+        "id": "mem-2611301200000099",
+        "title": "T",
+        "body": "B",
+        "recall": ["deploy"],
+        "written_by": "Claude:claude-sonnet-5",
+        "written_at": "2026-11-30T12:00:00.000000Z",
+        "session": "teammate-session",
+    }
+    (repo / ".abcd").mkdir()
+    (repo / ".abcd" / "memory.json").write_text(
+        json.dumps({"schema_version": 1, "notes": [project]})
+    )
+    text = abcd("memory", "show", project["id"]).out
+    assert (
+        "  written by Claude:claude-sonnet-5 at 2026-11-30T12:00:00.000000Z, session "
+        "teammate-session, origin agent (as the file says)"
+    ) in text
+    shown = show(abcd, project["id"])["note"]
+    listed = json.loads(abcd("memory", "list", "--json").out)["notes"]
+    assert shown == listed[0]  # one entry, whichever command gives it
+
+
 def test_keep_is_a_persons_act_refused_from_a_pipe_and_never_an_agents(
     abcd: Run, repo: Path, abcd_home: Path
 ) -> None:

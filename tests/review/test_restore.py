@@ -227,9 +227,15 @@ def test_show_of_a_removed_note_says_how_to_bring_it_back(abcd: Run, repo: Path)
     note_id = add(abcd)
     removed_by_agent(abcd, note_id)
     text = abcd("memory", "show", note_id).out
-    assert f"removed (its history follows; `abcd memory restore {note_id}` brings it back" in text
+    # As it stood, who removed it, and the way back (it said "removed" and no more of it).
+    assert f"\n  removed by {BY} at " in text and "(seq 2), session " in text
+    assert f"  bring it back: abcd memory restore {note_id}\n" in text
+    assert "  recall: test, race" in text and "  written by " in text
     story = show(abcd, note_id)  # a script tells a removed note from one it cannot find
     assert story["note"] is None and story["removed"] is True
+    removal = story["removal"]  # the same entry `memory removed --json` gives
+    assert removal == json.loads(abcd("memory", "removed", "--json").out)["notes"][0]
+    assert removal["removed_seq"] == 2 and removal["removed_by"] == BY
     assert restore(note_id, repo)[0] == 0
     assert show(abcd, note_id)["removed"] is False
 

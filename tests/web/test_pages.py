@@ -268,3 +268,46 @@ def test_every_page_has_a_plain_title_and_a_sessions_sends_are_shown_once(
         body = desk.get(path).body
         assert f"<title>{title} · abcd review</title>" in body, path
     assert desk.get("/journal?session=s-one").body.count("Sent to session") == 1
+
+
+def test_a_promoted_note_is_reviewed_on_every_surface_and_offers_no_act_it_would_refuse(
+    desk: Desk, abcd: Run
+) -> None:
+    """A promotion reviews the note as it stands (it shows the text and asks), yet the page said
+    "not reviewed" and offered Keep, `show --json` said `reviewed: false`, and a Promote of a
+    note already in the project's file was refused only after the box was ticked."""
+    note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
+    page = desk.get(f"/notes/{note}").body
+    assert "not reviewed" in page and f'action="{desk.root}/notes/{note}/keep"' in page
+    assert _post(desk, f"/notes/{note}/promote", {"seen": "0", "confirm": "yes"})[0] == 303
+
+    page = desk.get(f"/notes/{note}").body
+    assert "not reviewed" not in page and ": reviewed as it stands" in page
+    assert f'action="{desk.root}/notes/{note}/keep"' not in page
+    assert f'action="{desk.root}/notes/{note}/promote"' not in page  # the file holds it
+    asked = desk.get(f"/notes/{note}/promote")
+    assert asked.status == 409 and "already in" in asked.body  # said before any tick
+    status, said = _post(desk, f"/notes/{note}/keep", {"seen": "0"})
+    assert status == 409 and "reviewed as it stands when it was promoted" in said
+    assert _types(abcd) == ["note.added", "note.promoted"]
+
+    shown = json.loads(abcd("memory", "show", note, "--json").out)["note"]
+    listed = json.loads(abcd("memory", "list", "--json").out)["notes"]
+    (personal,) = [n for n in listed if n["layer"] == "machine"]
+    assert shown["reviewed"] is True and personal["reviewed"] is True
+    assert shown == personal  # one entry, whichever command gives it
+
+
+def test_a_removed_notes_page_shows_it_as_it_stood_and_who_removed_it(
+    desk: Desk, abcd: Run
+) -> None:
+    note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
+    assert _post(desk, f"/notes/{note}/keep", {"seen": "0"})[0] == 303
+    assert _post(desk, f"/notes/{note}/remove", {"confirm": "yes", "seen": "0"})[0] == 303
+    for path in (f"/notes/{note}", f"/notes/{note}/restore"):
+        page = desk.get(path).body
+        assert "by person at " in page and "badge removed" in page, path  # who removed it
+    page = desk.get(f"/notes/{note}").body
+    assert "<dt>origin</dt><dd>agent</dd>" in page and "<dt>kept</dt>" in page
+    assert "<dt>removed</dt><dd>by person at " in page
+    assert "<dt>reach</dt><dd>removed</dd>" not in page  # the reach it had

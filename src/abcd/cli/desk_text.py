@@ -67,15 +67,18 @@ def story_lines(story: Story) -> list[str]:
                 + ("" if note.reviewed or note.awaits_review else ": reviewed as it stands")
             )
         lines += _text(note.title, note.body, note.recall, "  ")
+    elif story.removal is not None:
+        lines += _as_removed(story.removal)
     elif story.removed:
-        lines.append(
-            f"{story.id}  removed (its history follows; `abcd memory restore {story.id}` "
-            "brings it back as it stood)"
-        )
+        lines.append(f"{story.id}  removed (its history follows)")
     if story.project is not None:
         p = story.project
         lines.append(f"{p.id}  {p.title}")
         lines.append(f"  project note, in {PROJECT_MEMORY_REL}: recalled in this repository")
+        lines.append(
+            f"  written by {p.written_by or 'writer unknown'} at {p.written_at or 'time unknown'}"
+            f", {_session(p.session)}, origin {p.origin or 'unknown'} (as the file says)"
+        )
         stamp = p.revision_stamp()
         if stamp is not None:
             lines.append(f"  its text is revision {stamp[0]}, by {stamp[1]} at {stamp[2]}")
@@ -130,21 +133,27 @@ def removed_lines(removals: list[Removal]) -> list[str]:
     bring it back (or the live note that holds its text now)."""
     lines: list[str] = [] if removals else ["no removed notes"]
     for removal in removals:
-        note = removal.note
-        lines += [
-            f"{note.id}  {note.title}",
-            f"  removed by {removal.by} at {removal.at} (seq {removal.seq}), "
-            f"{_session(removal.session)}",
-            f"  written by {note.written_by} at {note.written_at}, {_session(note.session)}",
-            *_revised(note),
-            *([f"  kept by {note.reviewed_by} at {note.reviewed_at}"] if note.reviewed else []),
-            *_text(note.title, note.body, note.recall, "  ")[1:],
-            f"  bring it back: abcd memory restore {note.id}"
-            if removal.twin is None
-            else f"  its text is live again as {removal.twin}: nothing to bring back",
-            "",
-        ]
+        lines += [*_as_removed(removal), ""]
     return [escaped(line, keep="\t") for line in lines]
+
+
+def _as_removed(removal: Removal) -> list[str]:
+    """A removed note as it stood, who removed it, and how to bring it back (or the live note
+    that holds its text now)."""
+    note = removal.note
+    return [
+        f"{note.id}  {note.title}",
+        f"  removed by {removal.by} at {removal.at} (seq {removal.seq}), "
+        f"{_session(removal.session)}",
+        f"  written by {note.written_by} at {note.written_at}, {_session(note.session)}, "
+        f"origin {note.origin}",
+        *_revised(note),
+        *([f"  kept by {note.reviewed_by} at {note.reviewed_at}"] if note.reviewed else []),
+        *_text(note.title, note.body, note.recall, "  ")[1:],
+        f"  bring it back: abcd memory restore {note.id}"
+        if removal.twin is None
+        else f"  its text is live again as {removal.twin}: nothing to bring back",
+    ]
 
 
 def _revised(note: Note) -> list[str]:

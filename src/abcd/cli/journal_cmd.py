@@ -172,6 +172,12 @@ def audit(
                 broken = err  # the intact prefix is shown, then the break
             finally:
                 bar.close()
+    if note is not None and not rows and broken is None:
+        from abcd.notes import desk
+
+        desk.story(
+            note, find_repo()
+        )  # an id no layer and no event knows is refused, as `show` does
     if json:
         out: dict[str, Any] = {"events": rows}
         if broken is not None:

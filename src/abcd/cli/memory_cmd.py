@@ -490,9 +490,10 @@ def show(note_id: NoteId, json: Json = False) -> None:
     Example:
       abcd memory show mem-2611301200000000 --json
     """
-    story = desk.story(note_id, find_repo())
+    repo = find_repo()
+    story = desk.story(note_id, repo)
     if json:
-        emit_json(story.to_json())
+        emit_json(story.to_json(repo))
     else:
         for line in desk_text.story_lines(story):
             print(line)
@@ -694,21 +695,7 @@ def removed(
     repo = find_repo()
     gone = desk.removed(by=by, since=since)
     if json:
-        emit_json(
-            {
-                "notes": [
-                    {
-                        **listing.machine_entry(r.note, repo),
-                        "removed_by": r.by,
-                        "removed_at": r.at,
-                        "removed_seq": r.seq,
-                        "removed_session": r.session,
-                        "live_as": r.twin,
-                    }
-                    for r in gone
-                ]
-            }
-        )
+        emit_json({"notes": [desk.removal_entry(r, repo) for r in gone]})
     else:
         for line in desk_text.removed_lines(gone):
             print(line)

@@ -263,7 +263,15 @@ def _with_twins(projection: Projection, removals: list[Removal]) -> list[Removal
 def as_of_point(as_of: str) -> tuple[int | None, str | None]:
     """A replay's point: a seq (ASCII digits) or else a time (RFC 3339, else a usage error)."""
     seq = count_of(as_of)
-    return (seq, None) if seq is not None else (None, parse_time(as_of))
+    if seq is not None:
+        return seq, None
+    try:
+        return None, parse_time(as_of)
+    except UsageError:
+        raise UsageError(
+            f"not a time nor a seq: {as_of!r} (a time is RFC 3339, e.g. 2026-11-29T12:00:00Z, "
+            "or a date; a seq is an event's number, 1 or more)"
+        ) from None
 
 
 def replay(home: Home, as_of: str, on_bytes: Callable[[int], None] | None = None) -> View:

@@ -9,7 +9,7 @@ these functions do not ask. Refusals raise `abcd.errors.Refused` (one line,
 nothing written); the edge maps them to an exit code or a page's message.
 
 - `story(id)`: the note now (personal and/or project), its history (every
-  event on it, each revision's text) and its sends (`Story.to_json()` is the
+  event on it, each revision's text) and its sends (`Story.to_json(repo)` is the
   `memory show --json` form: `note`, `history`, `sent`).
 - `queue()`: unreviewed personal notes, the most-sent first, near-duplicates
   flagged (`QueueItem.twins`).
@@ -30,8 +30,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from abcd.errors import AbcdError, Refused
 from abcd.journal.events import (
     NoteAdded,
@@ -47,6 +45,7 @@ from abcd.journal.history import (
     audit,
     audit_row,
     matches_by,
+    now_and_as_removed,
     parse_time,
     records,
     removed_notes,
@@ -137,12 +136,15 @@ class Story:
     history: tuple[HistoryEntry, ...]
     sent: tuple[Send, ...]
     problems: tuple[str, ...] = ()  # ledgers or a layer that could not be read
+    removal: Removal | None = None  # when removed: its last removal, and the note as it stood
 
-    def to_json(self) -> dict[str, Any]:
-        """`abcd memory show --json`: `note`, `removed`, `history` and `sent` (and `problems`)."""
+    def to_json(self, repo: Repo | None) -> dict[str, Any]:
+        """`abcd memory show --json`: `note`, `removed` (and `removal`: the note as it stood),
+        `history` and `sent` (and `problems`)."""
         return {
             "note": _note_json(self),
             "removed": self.removed,
+            "removal": removal_entry(self.removal, repo) if self.removal is not None else None,
             "history": [_plain(h) for h in self.history],
             "sent": [_plain(s) for s in self.sent],
             "problems": list(self.problems),
@@ -250,9 +252,11 @@ def story(note_id: str, repo: Repo | None = None) -> Story:
                 history.append(_entry(audit_row(record), event, revision))
             note = next((n for n in _view(home).notes if n.id == note_id), None)
             removed = note is None and bool(history)
+            removal = now_and_as_removed(home, note_id)[1] if removed else None
             ledgers = read_ledgers(home, sessions)
     else:
         ledgers = read_ledgers(None)
+        removal = None
     if note is None and project is None and not history:
         raise Refused("unknown id", message=f"refused: no note {note_id}")
     reach = listing.PROJECT if project is not None else "removed"
@@ -268,6 +272,7 @@ def story(note_id: str, repo: Repo | None = None) -> Story:
         history=tuple(history),
         sent=tuple(replace(s, text=texts.get(s.signature)) for s in ledgers.of(note_id)),
         problems=tuple(problems + ledgers.problems),
+        removal=removal,
     )
 
 
@@ -577,14 +582,25 @@ def _plain(obj: Any) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in obj.__dict__.items()}
 
 
+def removal_entry(removal: Removal, repo: Repo | None) -> dict[str, Any]:
+    """A removed note as it stood just before its last removal, and that removal's stamps, as
+    `memory removed --json` and `memory show --json` give them."""
+    return {
+        **listing.machine_entry(removal.note, repo),
+        "removed_by": removal.by,
+        "removed_at": removal.at,
+        "removed_seq": removal.seq,
+        "removed_session": removal.session,
+        "live_as": removal.twin,
+    }
+
+
 def _note_json(s: Story) -> dict[str, Any] | None:
+    """The note as `memory list --json` gives it (the personal one when it is live)."""
     if s.note is not None:
-        out: dict[str, Any] = msgspec.to_builtins(s.note)
-        out.update(layer="machine", reach=s.reach, reviewed=s.note.reviewed)
+        out = listing.note_entry(s.note, s.reach)
         out["shadowed_by_project"] = s.project is not None
         return out
     if s.project is not None:
-        out = msgspec.to_builtins(s.project)
-        out.update(layer="project", reach=listing.PROJECT)
-        return out
+        return listing.project_entry(s.project)
     return None

@@ -72,6 +72,12 @@ def reach(note: Note, repo: Repo | None) -> str:
 
 def machine_entry(note: Note, repo: Repo | None) -> dict[str, Any]:
     """A personal note as `memory list --json` gives it: every field, stamps null until set."""
+    return note_entry(note, reach(note, repo))
+
+
+def note_entry(note: Note, where: str) -> dict[str, Any]:
+    """A personal note recalled `where`, as `memory list --json` and `memory show --json` give
+    it: every field, stamps null until set."""
     return {
         "id": note.id,
         "title": note.title,
@@ -83,7 +89,7 @@ def machine_entry(note: Note, repo: Repo | None) -> dict[str, Any]:
         "written_at": note.written_at,
         "session": note.session,
         "layer": "machine",
-        "reach": reach(note, repo),
+        "reach": where,
         # The review stamps (issue 14): null until a person revised, kept or promoted it.
         "revision": note.revision,
         "revised_by": note.revised_by,
@@ -92,28 +98,15 @@ def machine_entry(note: Note, repo: Repo | None) -> dict[str, Any]:
         "reviewed_at": note.reviewed_at,
         "promoted_by": note.promoted_by,
         "promoted_at": note.promoted_at,
+        # Out of the review queue: a person kept it, or promoted it, as its text stands.
+        "reviewed": not note.awaits_review,
     }
 
 
 def list_notes(repo: Repo | None) -> Listed:
     listed = Listed(places=places())
     listed.entries = [machine_entry(note, repo) for note in _machine_notes(listed)]
-    for pnote in _project_notes(repo, listed):
-        listed.entries.append(
-            {
-                "id": pnote.id,
-                "title": pnote.title,
-                "body": pnote.body,
-                "recall": list(pnote.recall),
-                "origin": pnote.origin,
-                "written_by": pnote.written_by,
-                "written_at": pnote.written_at,
-                "session": pnote.session,
-                "layer": "project",
-                "reach": PROJECT,
-                **_revision_fields(pnote),
-            }
-        )
+    listed.entries += [project_entry(pnote) for pnote in _project_notes(repo, listed)]
     project = {e["id"]: e for e in listed.entries if e["layer"] == "project"}
     for entry in listed.entries:
         if entry["layer"] == "machine":
@@ -125,6 +118,23 @@ def list_notes(repo: Repo | None) -> Listed:
                 keys = ("title", "body", "recall")
                 listed.shadowed[entry["id"]] = any(twin[k] != entry[k] for k in keys)
     return listed
+
+
+def project_entry(pnote: ProjectNote) -> dict[str, Any]:
+    """A project note as `memory list --json` and `memory show --json` give it."""
+    return {
+        "id": pnote.id,
+        "title": pnote.title,
+        "body": pnote.body,
+        "recall": list(pnote.recall),
+        "origin": pnote.origin,
+        "written_by": pnote.written_by,
+        "written_at": pnote.written_at,
+        "session": pnote.session,
+        "layer": "project",
+        "reach": PROJECT,
+        **_revision_fields(pnote),
+    }
 
 
 def _revision_fields(pnote: ProjectNote) -> dict[str, Any]:

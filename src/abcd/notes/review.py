@@ -117,12 +117,20 @@ def revise_note(
 
 
 def check_not_kept(note: Note) -> None:
-    """`Refused` when `note` was already kept as it stands (a keep asks for its own revision)."""
+    """`Refused` when `note` was already reviewed as it stands: kept (a keep asks for its own
+    revision), or promoted (a promotion shows the text and asks, as a keep does)."""
     if note.reviewed:
         raise Refused(
             "already kept",
             message=f"refused: {note.id} was already kept as it stands "
             f"(by {note.reviewed_by} at {note.reviewed_at})",
+        )
+    if not note.awaits_review:
+        raise Refused(
+            "already kept",
+            message=f"refused: {note.id} was reviewed as it stands when it was promoted "
+            f"(by {note.promoted_by} at {note.promoted_at}); a later revision puts it back in "
+            "the review queue",
         )
 
 

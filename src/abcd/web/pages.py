@@ -138,9 +138,10 @@ class Desk:
         story = reading.story(note_id, self.repo)
         if story is None:
             return self.render("problem.html", HTTPStatus.NOT_FOUND, problem=f"no note {note_id}")
-        if act == "restore" and problem is None:
-            try:  # the gate's refusal, or why there is nothing to restore, before any tick
-                reading.check_restore(note_id, self.repo)
+        checks = {"restore": reading.check_restore, "promote": reading.check_promote}
+        if act in checks and problem is None:
+            try:  # the gate's refusal, or why there is nothing to do, before any tick
+                checks[act](note_id, self.repo)
             except AbcdError as err:
                 problem = str(err)
         status = HTTPStatus.OK if problem is None else HTTPStatus.CONFLICT

@@ -18,7 +18,7 @@ from typing import Any
 from abcd.errors import Refused, UsageError
 from abcd.journal.history import AuditRow, matches_by, parse_time
 from abcd.journal.view import Note
-from abcd.notes import desk
+from abcd.notes import desk, listing
 from abcd.notes.limits import PERSON
 from abcd.notes.project import ProjectNote
 from abcd.repo import Repo
@@ -49,6 +49,8 @@ class Card:
     revision: int = 0
     revised: str | None = None  # "by WHO at TIME", after a revision
     reviewed: str | None = None  # "by WHO at TIME", when a person kept it as it stands
+    waiting: bool = False  # a personal note no person kept or promoted as it stands
+    removed: str | None = None  # "by WHO at TIME", when removed (the card shows it as it stood)
     promoted: str | None = None  # "by WHO at TIME", once promoted into a project file
     sends: int | None = None  # None where not counted (the search)
     last_sent: str | None = None
@@ -132,6 +134,7 @@ def _card(note: Note, reach: str) -> Card:
         revised=_stamp(note.revised_by, note.revised_at),
         reviewed=_stamp(note.reviewed_by, note.reviewed_at),
         promoted=_stamp(note.promoted_by, note.promoted_at),
+        waiting=note.awaits_review,
     )
 
 
@@ -167,6 +170,7 @@ def _entry_card(entry: dict[str, Any]) -> Card:
         revised=_stamp(entry.get("revised_by"), entry.get("revised_at")),
         reviewed=_stamp(entry.get("reviewed_by"), entry.get("reviewed_at")),
         promoted=_stamp(entry.get("promoted_by"), entry.get("promoted_at")),
+        waiting=entry["layer"] == "machine" and not entry["reviewed"],
     )
 
 
@@ -251,7 +255,11 @@ def story(note_id: str, repo: Repo | None) -> Story | None:
         card = _card(told.note, told.reach)
     elif told.project is not None:
         card = _project_card(told.project, told.reach)
-    else:  # removed: shown with the last text it had
+    elif told.removal is not None:  # removed: as it stood, with who removed it
+        card = _card(told.removal.note, listing.reach(told.removal.note, repo))
+        card.waiting = False
+        card.removed = _stamp(told.removal.by, told.removal.at)
+    else:  # removed, and no removal event holds it (cannot be, but never a blank page)
         last = next(step for step in reversed(steps) if step.title is not None)
         card = Card(
             id=note_id,
@@ -340,6 +348,11 @@ def promote(note_id: str, repo: Repo | None, seen: str) -> str:
 
 def remove(note_id: str, repo: Repo | None, seen: str) -> None:
     desk.remove(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo))
+
+
+def check_promote(note_id: str, repo: Repo | None) -> None:
+    """`Refused` when a promotion of the note would be (said on the page before the person ticks)."""
+    desk.check_promotion(desk.story(note_id, repo), repo)
 
 
 def check_restore(note_id: str, repo: Repo | None) -> None:
