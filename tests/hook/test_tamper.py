@@ -331,6 +331,7 @@ def test_recover_sets_the_tail_aside_keeps_it_and_says_so_in_the_journal(
     assert abcd("journal", "verify").code == 0
     audit = json.loads(abcd("journal", "audit", "--json").out)["events"]
     assert [e["type"] for e in audit] == ["note.added", "note.added", "journal.recovered"]
+    assert audit[-1]["note"] is None and audit[-1]["what"].startswith("set aside from seq 3")
     listed = abcd("memory", "list", "--json")
     assert listed.code == 0
     assert [n["id"] for n in json.loads(listed.out)["notes"]] == ids[:2]

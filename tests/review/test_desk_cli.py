@@ -746,3 +746,15 @@ def test_a_promotion_writes_nothing_through_a_folder_swapped_for_a_link_after_it
     assert list(elsewhere.iterdir()) == []
     audit = json.loads(abcd("journal", "audit", "--json").out)["events"]
     assert [event["type"] for event in audit] == ["note.added"]
+
+
+def test_audit_json_keeps_a_notes_title_apart_from_what_a_review_did(abcd: Run, repo: Path) -> None:
+    """`title` held "kept as of revision 0" for a keep, and a recovery's `note` was "": a program
+    reading titles read a review's summary as one."""
+    note_id = add(abcd)
+    assert keep(note_id, repo)[0] == 0
+    added, kept = audit(abcd)
+    assert (added["title"], added["what"]) == ("The tests need the race flag", None)
+    assert (kept["title"], kept["what"]) == (None, "kept as of revision 0")
+    line = abcd("journal", "audit").out.splitlines()[1]
+    assert line.endswith("  kept as of revision 0")  # the terminal's row reads as before

@@ -189,8 +189,8 @@ def audit(
     for row in rows:
         session_text = row.session or "session unknown"
         origin = f" origin {row.origin}" if row.origin else ""
-        title = f"  {row.title}" if row.title else ""
-        line = f"{row.seq:>6}  {row.at}  {row.type:<12}  {row.note}  {row.by}  {session_text}{origin}{title}"
+        title = f"  {row.said}" if row.said else ""
+        line = f"{row.seq:>6}  {row.at}  {row.type:<12}  {row.note or ''}  {row.by}  {session_text}{origin}{title}"
         print(escaped(line, keep=""))  # a title's control characters, shown escaped
     if broken is not None:
         print(f"{broken.seq:>6}  ---- the chain breaks here: {broken.what} ({broken.where})")

@@ -35,16 +35,25 @@ from abcd.trust import Home
 
 
 class AuditRow(msgspec.Struct, frozen=True):
-    """One event as a reviewer reads it."""
+    """One event as a reviewer reads it: `title` is the note's, where the event carries it;
+    `what` says what a review or a recovery did (`kept as of revision 1`)."""
 
     seq: int
     at: str
     type: str
-    note: str
+    note: str | None  # None for `journal.recovered`, which is on no note
     by: str
     session: str | None
     origin: str | None
     title: str | None
+    what: str | None = None
+
+    @property
+    def said(self) -> str | None:
+        """The row's words in one: what it did, then the note's title."""
+        if self.what is None:
+            return self.title
+        return f"{self.what}: {self.title}" if self.title is not None else self.what
 
 
 def records(home: Home, on_bytes: Callable[[int], None] | None = None) -> Iterator[Record]:
@@ -101,23 +110,31 @@ def audit_row(record: Record) -> AuditRow:
         case NoteReviewed() as ev:
             what = f"kept as of revision {ev.revision}"
             return AuditRow(
-                record.seq, record.at, ev.TYPE, ev.id, ev.reviewed_by, ev.session, None, what
+                record.seq, record.at, ev.TYPE, ev.id, ev.reviewed_by, ev.session, None, None, what
             )
         case NotePromoted() as ev:
             into = f"root {ev.root[:12]}" if ev.root else "a checkout with no commit"
             what = f"promoted as of revision {ev.revision} into {into}"
             return AuditRow(
-                record.seq, record.at, ev.TYPE, ev.id, ev.promoted_by, ev.session, None, what
+                record.seq, record.at, ev.TYPE, ev.id, ev.promoted_by, ev.session, None, None, what
             )
         case NoteRestored() as ev:
-            what = f"restored as of revision {ev.note.revision}: {ev.note.title}"
+            what = f"restored as of revision {ev.note.revision}"
             return AuditRow(
-                record.seq, record.at, ev.TYPE, ev.id, ev.restored_by, ev.session, None, what
+                record.seq,
+                record.at,
+                ev.TYPE,
+                ev.id,
+                ev.restored_by,
+                ev.session,
+                None,
+                ev.note.title,
+                what,
             )
         case JournalRecovered() as ev:
             what = f"set aside from seq {ev.from_seq} ({ev.lines} line(s)) into {ev.set_aside}"
             return AuditRow(
-                record.seq, record.at, ev.TYPE, "", ev.recovered_by, ev.session, None, what
+                record.seq, record.at, ev.TYPE, None, ev.recovered_by, ev.session, None, None, what
             )
 
 

@@ -518,7 +518,7 @@ def _entry(row: AuditRow, event: Any, revision: int) -> HistoryEntry:
     acted = event.revision if isinstance(event, NoteReviewed | NotePromoted) else revision
     if isinstance(event, NoteRestored):
         acted = event.note.revision
-    detail = "removed" if isinstance(event, NoteRemoved) else row.title
+    detail = "removed" if isinstance(event, NoteRemoved) else row.said
     return HistoryEntry(row.seq, row.at, row.type, row.by, row.session, acted, detail=detail)
 
 
