@@ -6,6 +6,8 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import BY, Run, git
 
 LIST = Path(".abcd/.work.local/private-names.txt")
@@ -129,3 +131,61 @@ def test_an_editor_that_fails_after_the_list_was_made_says_it_was_made(
         f"abcd: the editor 'false' exited 1; {LIST} was made from its template"
     )
     assert (repo / LIST).exists()
+
+
+def _shipped(repo: Path, kind: str) -> None:
+    """The checkout ships `.abcd/.work.local/.gitignore` as `kind`, committed: a file of its
+    own (not abcd's `*`), a link to nowhere, or a folder."""
+    ignore = repo / LIST.parent / ".gitignore"
+    ignore.parent.mkdir(parents=True)
+    if kind == "file":
+        ignore.write_text("# local\n")
+    elif kind == "dangling link":
+        ignore.symlink_to(repo / "nowhere")
+    else:
+        ignore.mkdir()
+        (ignore / "keep").write_text("")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "ship the folder")
+
+
+@pytest.mark.parametrize("kind", ["file", "dangling link", "folder"])
+def test_add_refuses_where_the_checkouts_own_gitignore_would_let_git_take_the_list(
+    abcd: Run, repo: Path, kind: str
+) -> None:
+    _shipped(repo, kind)
+
+    result = abcd("names", "add", "AcmeSecretCorp")
+
+    assert result.code == 1 and result.out == ""
+    assert result.err == (
+        f"abcd: refused: git would not ignore {LIST} ({LIST.parent}/.gitignore is not abcd's "
+        f"`*`), so a commit could publish the list; make git ignore it, say with a line `*` in "
+        f"{LIST.parent}/.gitignore (a regular file); nothing was written\n"
+    )
+    assert not (repo / LIST).exists()
+    git(repo, "add", "-A")
+    assert git(repo, "status", "--porcelain") == ""  # nothing for a commit to take
+
+    if kind == "file":  # the way out the refusal gives
+        (repo / LIST.parent / ".gitignore").write_text("# local\n*\n")
+        assert abcd("names", "add", "AcmeSecretCorp").code == 0
+        git(repo, "add", "-A")
+        assert str(LIST) not in git(repo, "status", "--porcelain")
+
+
+def test_edit_refuses_and_path_warns_where_git_would_take_the_list(
+    abcd: Run, repo: Path, tmp_path: Path
+) -> None:
+    _shipped(repo, "file")
+    editor = tmp_path / "editor"
+    editor.write_text('#!/bin/sh\necho Hooli >> "$1"\n')
+    editor.chmod(0o755)
+
+    edited = abcd("names", "edit", env={"VISUAL": str(editor)})
+    shown = abcd("names", "path")
+
+    assert edited.code == 1 and "refused: git would not ignore" in edited.err
+    assert not (repo / LIST).exists()
+    assert shown.code == 0 and shown.out.strip() == str(repo / LIST)
+    assert shown.err.startswith(f"abcd: warning: git would not ignore {LIST}")

@@ -734,7 +734,7 @@ def test_a_promotion_writes_nothing_through_a_folder_swapped_for_a_link_after_it
     def swapped(checkout: Any) -> Any:
         notes = checked(checkout)
         reads.append(1)
-        if len(reads) == 2:  # the last read before the write (the first is the refusal checks')
+        if len(reads) == 1:  # the last read before the write (the refusal checks', under the lock)
             (repo / ".abcd").rmdir()
             (repo / ".abcd").symlink_to(elsewhere)
         return notes
@@ -742,7 +742,7 @@ def test_a_promotion_writes_nothing_through_a_folder_swapped_for_a_link_after_it
     monkeypatch.setattr(promote, "read_project_notes", swapped)
     with pytest.raises(TrustError, match="is a symlink"):
         desk.promote(added.out.strip(), by="person", cwd=repo)
-    assert len(reads) == 2
+    assert len(reads) == 1
     assert list(elsewhere.iterdir()) == []
     audit = json.loads(abcd("journal", "audit", "--json").out)["events"]
     assert [event["type"] for event in audit] == ["note.added"]

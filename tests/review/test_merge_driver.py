@@ -11,17 +11,26 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from abcd.notes.merge import merge_notes
-from abcd.notes.project import ProjectNote
-from abcd.notes.promote import encode_project_file
+from abcd.notes.merge import merge_keyed
+from abcd.notes.project import ProjectNote, ProjectText, Written
+from abcd.notes.promote import encode_project_file, written_note
 from tests.conftest import Run, git
 from tests.review.test_desk_cli import add, at_a_terminal
 
 PROJECT = ".abcd/memory.json"
+
+
+def file_of(*notes: ProjectNote) -> bytes:
+    """A project file holding `notes`, as promotion writes one."""
+    text = ProjectText.new()
+    return encode_project_file(
+        ProjectText(text.keys, text.notes_at, tuple((n.id, written_note(n)) for n in notes))
+    )
 
 
 def with_driver(repo: Path) -> None:
@@ -138,7 +147,7 @@ def test_a_side_that_is_not_a_project_file_is_named_and_nothing_is_written(
     )
     base, ours, theirs = tmp_path / "base", tmp_path / "ours", tmp_path / "theirs"
     base.write_bytes(b"")
-    ours.write_bytes(encode_project_file((note,)))
+    ours.write_bytes(file_of(note))
     theirs.write_text('{"schema_version": 1, "notes": [')
     before = ours.read_bytes()
 
@@ -148,8 +157,7 @@ def test_a_side_that_is_not_a_project_file_is_named_and_nothing_is_written(
     assert bad.err.startswith(f"abcd: {theirs}: not a memory file") and bad.err.count("\n") == 1
     assert ours.read_bytes() == before
 
-    twice = (note, note)
-    theirs.write_bytes(encode_project_file(twice))
+    theirs.write_bytes(file_of(note, note))
     bad = abcd("memory", "merge", str(base), str(ours), str(theirs))
     assert bad.code == 1 and f"notes[1].id {note.id} is notes[0]'s too" in bad.err
     assert ours.read_bytes() == before
@@ -159,19 +167,19 @@ def test_a_link_in_place_of_this_side_is_refused_and_not_followed(
     abcd: Run, tmp_path: Path
 ) -> None:
     target = tmp_path / "elsewhere.json"
-    target.write_bytes(encode_project_file(()))
+    target.write_bytes(file_of())
     link = tmp_path / "ours"
     link.symlink_to(target)
     note = ProjectNote(
         id="mem-2612011200000001", title="Lint first", body="Run ruff.", recall=("lint",)
     )
     (tmp_path / "base").write_bytes(b"")
-    (tmp_path / "theirs").write_bytes(encode_project_file((note,)))
+    (tmp_path / "theirs").write_bytes(file_of(note))
 
     bad = abcd("memory", "merge", str(tmp_path / "base"), str(link), str(tmp_path / "theirs"))
 
     assert bad.code == 1 and "is not a regular file (a link is not followed)" in bad.err
-    assert link.is_symlink() and target.read_bytes() == encode_project_file(())
+    assert link.is_symlink() and target.read_bytes() == file_of()
 
 
 # --- the rule itself ------------------------------------------------------------------------
@@ -180,9 +188,12 @@ IDS = [f"mem-26120112000000{n:02d}" for n in range(6)]
 VERSIONS = st.sampled_from(["one", "two", "three"])
 
 
-def notes_of(versions: dict[str, str]) -> tuple[ProjectNote, ...]:
+Entries = tuple[tuple[str, Written], ...]
+
+
+def notes_of(versions: dict[str, str]) -> Entries:
     return tuple(
-        ProjectNote(id=note_id, title="t", body=body, recall=("w",))
+        (note_id, Written.of(json.dumps({"id": note_id, "body": body}).encode()))
         for note_id, body in versions.items()
     )
 
@@ -192,14 +203,12 @@ SIDES = st.dictionaries(st.sampled_from(IDS), VERSIONS, max_size=len(IDS)).map(n
 
 @given(SIDES, SIDES, SIDES)
 def test_each_note_takes_the_side_that_changed_it_and_only_a_double_change_conflicts(
-    base: tuple[ProjectNote, ...], ours: tuple[ProjectNote, ...], theirs: tuple[ProjectNote, ...]
+    base: Entries, ours: Entries, theirs: Entries
 ) -> None:
-    done = merge_notes(base, ours, theirs)
-    was = {n.id: n for n in base}
-    here = {n.id: n for n in ours}
-    there = {n.id: n for n in theirs}
-    result = {n.id: n for n in done.notes}
-    assert len(result) == len(done.notes)  # no id twice
+    done = merge_keyed(base, ours, theirs)
+    was, here, there = dict(base), dict(ours), dict(theirs)
+    result = dict(done.entries)
+    assert len(result) == len(done.entries)  # no id twice
     conflicted = {c.note_id for c in done.conflicts}
     for note_id in set(was) | set(here) | set(there):
         old, mine, other = was.get(note_id), here.get(note_id), there.get(note_id)
@@ -208,28 +217,26 @@ def test_each_note_takes_the_side_that_changed_it_and_only_a_double_change_confl
         expected = other if mine == old else mine  # a conflict keeps this side's
         assert result.get(note_id) == expected
     # this side's notes keep their order; the other side's new ones follow in theirs
-    order = [n.id for n in done.notes]
+    order = [note_id for note_id, _ in done.entries]
     assert order == [i for i in [*here, *(i for i in there if i not in here)] if i in result]
 
 
 @given(SIDES, SIDES)
-def test_a_side_that_did_nothing_gives_the_other_side(
-    base: tuple[ProjectNote, ...], side: tuple[ProjectNote, ...]
-) -> None:
-    assert merge_notes(base, side, base).notes == side  # theirs did nothing: ours exactly
-    assert merge_notes(base, side, side).notes == side  # both did the same
-    taken = merge_notes(base, base, side)  # ours did nothing: theirs' notes
-    assert set(taken.notes) == set(side) and not taken.conflicts
+def test_a_side_that_did_nothing_gives_the_other_side(base: Entries, side: Entries) -> None:
+    assert merge_keyed(base, side, base).entries == side  # theirs did nothing: ours exactly
+    assert merge_keyed(base, side, side).entries == side  # both did the same
+    taken = merge_keyed(base, base, side)  # ours did nothing: theirs' notes
+    assert set(taken.entries) == set(side) and not taken.conflicts
 
 
 @given(SIDES, SIDES, SIDES)
 def test_without_conflicts_the_merge_is_the_same_both_ways(
-    base: tuple[ProjectNote, ...], ours: tuple[ProjectNote, ...], theirs: tuple[ProjectNote, ...]
+    base: Entries, ours: Entries, theirs: Entries
 ) -> None:
-    one, other = merge_notes(base, ours, theirs), merge_notes(base, theirs, ours)
+    one, other = merge_keyed(base, ours, theirs), merge_keyed(base, theirs, ours)
     assert bool(one.conflicts) == bool(other.conflicts)
     if not one.conflicts:
-        assert set(one.notes) == set(other.notes)
+        assert set(one.entries) == set(other.entries)
 
 
 def test_a_merge_that_stopped_before_the_driver_is_finished_from_git_s_stages(
@@ -250,3 +257,63 @@ def test_a_merge_that_stopped_before_the_driver_is_finished_from_git_s_stages(
     assert done.returncode == 0, done.stderr
     assert done.stdout == "merged the other side's notes: 1 added, 0 changed, 0 removed\n"
     assert project_ids(repo) == [second, first]
+
+
+# --- every key, as written -------------------------------------------------------------------
+
+NOTE = {"id": "mem-2612011200000001", "title": "Lint first", "body": "Run ruff.", "recall": ["w"]}
+
+
+def sides(
+    tmp_path: Path, base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any]
+) -> tuple[Path, Path, Path]:
+    """The three files git hands the driver, compact, as a person might write them."""
+    paths = tmp_path / "base", tmp_path / "ours", tmp_path / "theirs"
+    for path, data in zip(paths, (base, ours, theirs), strict=True):
+        path.write_text(json.dumps(data, separators=(",", ":")))
+    return paths
+
+
+def test_a_change_to_a_key_this_abcd_does_not_know_is_taken_from_the_side_that_made_it(
+    abcd: Run, repo: Path
+) -> None:
+    """A newer abcd (or a person) set a key in a note and in the file on one branch; a merge by
+    an abcd that does not know the keys takes both, and adds no key to a note that had none."""
+    with_driver(repo)
+    (repo / ".abcd").mkdir()
+    (repo / PROJECT).write_text(json.dumps({"schema_version": 1, "notes": [NOTE]}) + "\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a hand-written note")
+    git(repo, "switch", "-q", "-c", "newer")
+    newer = {"schema_version": 1, "team": "x", "notes": [{**NOTE, "promoted_by": "person"}]}
+    (repo / PROJECT).write_text(json.dumps(newer, indent=2) + "\n")
+    git(repo, "commit", "-q", "-am", "a newer abcd's keys")
+    promote_on(repo, abcd, "ours", "The tests need the race flag", "race")
+
+    done = merge(repo, "newer")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 added, 1 changed, 0 removed; and 1 of the file's own key(s)" in done.stdout
+    merged = json.loads((repo / PROJECT).read_text())
+    assert merged["team"] == "x"
+    assert merged["notes"][0] == {**NOTE, "promoted_by": "person"}  # no origin, no stamps
+
+
+def test_a_key_this_abcd_does_not_know_changed_on_both_sides_is_a_conflict(
+    abcd: Run, tmp_path: Path
+) -> None:
+    base, ours, theirs = sides(
+        tmp_path,
+        {"schema_version": 1, "team": "x", "notes": [NOTE]},
+        {"schema_version": 1, "team": "y", "notes": [{**NOTE, "promoted_by": "ann"}]},
+        {"schema_version": 1, "team": "z", "notes": [{**NOTE, "promoted_by": "bob"}]},
+    )
+
+    done = abcd("memory", "merge", str(base), str(ours), str(theirs))
+
+    assert done.code == 1
+    assert f"abcd: {NOTE['id']}: changed on both sides, differently; kept this side's" in done.err
+    assert "abcd: the file's key 'team': changed on both sides, differently" in done.err
+    assert "2 note(s) or key(s) changed on both sides" in done.err
+    kept = json.loads(ours.read_text())
+    assert kept["team"] == "y" and kept["notes"] == [{**NOTE, "promoted_by": "ann"}]

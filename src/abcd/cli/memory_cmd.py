@@ -727,15 +727,17 @@ def merge(
     for conflict in done.conflicts:
         notice(conflict.line())
     if done.conflicts:
+        what = "note(s)" if all(not c.file_key for c in done.conflicts) else "note(s) or key(s)"
         raise AbcdError(
-            f"{len(done.conflicts)} note(s) changed on both sides: the merged file "
+            f"{len(done.conflicts)} {what} changed on both sides: the merged file "
             + ("was written with" if written else "keeps")
             + " this side's version of each; edit it if need be, then git add it"
         )
     if written:
+        keys = f"; and {done.keys} of the file's own key(s)" if done.keys else ""
         print(
             f"merged the other side's notes: {done.added} added, {done.changed} changed, "
-            f"{done.removed} removed"
+            f"{done.removed} removed{keys}"
         )
     else:
         print("nothing to take from the other side: this side's file is unchanged")

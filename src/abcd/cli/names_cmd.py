@@ -5,8 +5,12 @@ The gate refuses a note naming anyone on the list (docs/gate.md). The list is
 by accident, so every command here that makes the folder also writes
 `.abcd/.work.local/.gitignore` holding `*`: git then ignores the folder's whole
 content, that file included, with nothing to add to the project's own
-`.gitignore`. A list git already tracks is named, with the command that stops
-tracking it. Nothing here prints a name except `list`, to the person who asked.
+`.gitignore`. Before `add` or `edit` writes the list, git is asked whether it
+ignores it (`git check-ignore`): a repository that ships its own
+`.abcd/.work.local/.gitignore` (or has a link or a folder there) may not, and
+then nothing is written and the refusal says how to fix it; `path` says so.
+A list git already tracks is named, with the command that stops tracking it.
+Nothing here prints a name except `list`, to the person who asked.
 """
 
 from __future__ import annotations
@@ -92,6 +96,43 @@ def _say_if_tracked(repo: Repo, path: str) -> None:
         )
 
 
+def _not_ignored(repo: Repo) -> str | None:
+    """What to say when git would not ignore the list (so a `git add -A` takes it), else `None`.
+
+    Asked of git itself (`check-ignore --no-index`: its rules, whether or not the list is
+    tracked, which `_say_if_tracked` says), so a `.gitignore` that is not abcd's `*`, a link git
+    does not follow or a folder in its place all count. Without git, or when git cannot answer,
+    nothing is said: without git there is nothing to publish the list with."""
+    git = git_program()
+    if git is None:
+        return None
+    try:
+        asked = subprocess.run(
+            [git, "check-ignore", "-q", "--no-index", "--", PRIVATE_NAMES_REL],
+            cwd=repo.top,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if asked.returncode != 1:  # 0: ignored; 128: git could not say
+        return None
+    ignore = os.path.join(FOLDER_REL, ".gitignore")
+    return (
+        f"git would not ignore {PRIVATE_NAMES_REL} ({ignore} is not abcd's `*`), so a commit "
+        f"could publish the list; make git ignore it, say with a line `*` in {ignore} "
+        "(a regular file)"
+    )
+
+
+def _refuse_unless_ignored(repo: Repo) -> None:
+    """Refuse, before the list is written, when git would not ignore it."""
+    said = _not_ignored(repo)
+    if said is not None:
+        raise Refused("not ignored by git", message=f"refused: {said}; nothing was written")
+
+
 def _read(repo: Repo) -> str:
     """The list's text (`""` when there is none), read as the gate reads it: every trust check
     of a checkout's file, a FIFO opened without waiting and refused, at most its bound."""
@@ -147,6 +188,7 @@ def add(
     repo = _repo()
     text = _read(repo)
     path = _prepare(repo)
+    _refuse_unless_ignored(repo)
     have = {n.casefold() for n in parse_private_names(text)}
     new = []
     for name in names:
@@ -187,7 +229,11 @@ def path() -> None:
     Example:
       "$EDITOR" "$(abcd names path)"
     """
-    print(_prepare(_repo()))
+    repo = _repo()
+    print(_prepare(repo))
+    said = _not_ignored(repo)
+    if said is not None:  # the path is asked for to write the list: say it before that
+        notice(f"warning: {said}")
 
 
 @app.command()
@@ -201,6 +247,7 @@ def edit() -> None:
     repo = _repo()
     made = not _read(repo)
     path = _prepare(repo)
+    _refuse_unless_ignored(repo)
     if made:
         _append(path, HEADER)
     # Said when it fails after the list was made from its template: a failure that wrote says so.

@@ -199,7 +199,8 @@ def render(listed: Listed) -> list[str]:
                 + _shadowed(entry, listed.shadowed)
             )
         lines.append(f"  recall: {', '.join(entry['recall'])}")
-        lines.append(f"  written by {by} at {at}, {session}, origin {entry['origin']}")
+        origin = entry["origin"] or "unknown"  # a project note written by hand may have none
+        lines.append(f"  written by {by} at {at}, {session}, origin {origin}")
         stamps = _stamps_line(entry)
         if stamps is not None:
             lines.append(stamps)

@@ -1,14 +1,21 @@
 """The project's promoted notes: `<repo>/.abcd/memory.json`, the seed schema without `root`.
 
-People write this file in reviewed commits; this tool only reads it, through
-the checkout's guarded layer (`abcd.trust.Checkout`). A file that fails to
-read, decode or validate, or a checkout another account owns, is a
-`CorruptFile`/`TrustError` naming it; an absent file is no notes and costs
-nothing.
+People write this file in reviewed commits; this tool reads it through the
+checkout's guarded layer (`abcd.trust.Checkout`), and writes it only when a
+person promotes a note or git merges it (`abcd.notes.promote`,
+`abcd.notes.merge`). A file that fails to read, decode or validate, or a
+checkout another account owns, is a `CorruptFile`/`TrustError` naming it; an
+absent file is no notes and costs nothing.
+
+A write keeps what it does not change as it was written (`ProjectText`):
+every key of every note and of the file, known to this abcd or not (a newer
+abcd's, a person's), so an older teammate's promotion or merge strips
+nothing, and a key a note does not hold is never written in for it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -33,7 +40,7 @@ class ProjectNote(msgspec.Struct, kw_only=True, frozen=True):
     title: str
     body: str
     recall: tuple[str, ...]
-    origin: str = "agent"
+    origin: str | None = None  # absent in a note written by hand: shown as unknown
     written_by: str | None = None
     written_at: str | None = None
     session: str | None = None
@@ -81,6 +88,10 @@ def read_project_notes(repo: Repo | None) -> tuple[ProjectNote, ...]:
 def decode_project_file(data: bytes, name: str) -> tuple[ProjectNote, ...]:
     """The notes of a project file's bytes, checked as the hook reads them; `CorruptFile` naming
     `name` (the file as shown) when they are not one this abcd reads."""
+    return _checked(data, name).notes
+
+
+def _checked(data: bytes, name: str) -> ProjectFile:
     try:
         parsed = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
@@ -94,4 +105,47 @@ def decode_project_file(data: bytes, name: str) -> tuple[ProjectNote, ...]:
         problem = project_note_problem(note.id, note.title, index, seen)
         if problem is not None:
             raise CorruptFile(name, f"notes[{index}].{problem}")
-    return parsed.notes
+    return parsed
+
+
+@dataclass(frozen=True)
+class Written:
+    """A JSON value as the file holds it: its text as written (`raw`, kept verbatim by a write),
+    and the value's canonical text (keys sorted, compact), by which two are the same value."""
+
+    raw: bytes = field(compare=False)
+    value: bytes = field(repr=False)
+
+    @classmethod
+    def of(cls, raw: bytes) -> Written:
+        return cls(raw, msgspec.json.encode(msgspec.json.decode(raw), order="sorted"))
+
+
+@dataclass(frozen=True)
+class ProjectText:
+    """The project's file as written: its keys other than `notes` in order (`keys`), where the
+    notes stand among them (`notes_at`), and each note's object as written, by id (`notes`,
+    in the file's order)."""
+
+    keys: tuple[tuple[str, Written], ...]
+    notes_at: int
+    notes: tuple[tuple[str, Written], ...]
+
+    @classmethod
+    def new(cls) -> ProjectText:
+        """A file that is not there yet: the schema version, and no notes."""
+        return cls((("schema_version", Written.of(b"%d" % VIEW_SCHEMA_PLAIN)),), 1, ())
+
+
+def decode_project_text(data: bytes, name: str) -> ProjectText:
+    """A project file's bytes as written, checked as `decode_project_file` checks them."""
+    parsed = _checked(data, name)
+    top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])  # a key twice: its last
+    names = list(top)
+    notes_at = names.index("notes") if "notes" in names else len(names)
+    keys = tuple((key, Written.of(bytes(top[key]))) for key in names if key != "notes")
+    raws = msgspec.json.decode(top["notes"], type=list[msgspec.Raw]) if "notes" in top else []
+    notes = tuple(
+        (note.id, Written.of(bytes(raw))) for note, raw in zip(parsed.notes, raws, strict=True)
+    )
+    return ProjectText(keys, notes_at, notes)

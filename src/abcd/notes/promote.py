@@ -3,10 +3,12 @@
 The act is the person's (the CLI asks at a terminal, the desk's page asks on
 a form carrying its one-time token); this module does what follows the yes.
 Under the journal lock, the note must be live and at the revision the person
-read; its words are judged against this checkout's private names (the gate,
-as for an add: the project's file is committed, and reaches every teammate);
-a note tied to another repository, or already in the file, is refused. The
-file is then rewritten whole with the note appended, as a working-tree
+read; its words, and the stamps it carries across (`PROJECT_STAMPS`), are
+judged against this checkout's private names (the gate, as for an add: the
+project's file is committed, and reaches every teammate); a note tied to
+another repository, or already in the file, is refused. The file is then
+rewritten whole with the note appended and everything else in it as it was
+(`ProjectText`: keys this abcd does not know included), as a working-tree
 change the person reviews and commits (this tool never commits), and
 `note.promoted` is appended. If the append fails, the file is put back.
 The personal note stays; in recall the project's note of the same id
@@ -17,24 +19,34 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import msgspec
 
-from abcd.constants import VIEW_SCHEMA_PLAIN
-from abcd.errors import Refused, StorageError
+from abcd.constants import VIEW_MAX_BYTES
+from abcd.errors import CorruptFile, Refused, StorageError
 from abcd.journal.events import Event, NotePromoted
 from abcd.journal.view import Note
 from abcd.notes.limits import Draft
-from abcd.notes.project import REVISION_KEYS, ProjectNote, read_project_notes
+from abcd.notes.project import (
+    REVISION_KEYS,
+    ProjectNote,
+    ProjectText,
+    Written,
+    decode_project_text,
+    read_project_notes,
+)
 from abcd.notes.review import act_on
-from abcd.notes.service import check_checkout, judge_text
+from abcd.notes.service import check_checkout, judge_text, stamp_refusal
 from abcd.repo import PROJECT_MEMORY, PROJECT_MEMORY_REL, Repo, find_repo
 from abcd.trust.guarded import CHECKOUT_LAYER, create_synced, open_error, shown
 
 # A committed file others read: readable by all, like the rest of the checkout.
 PROJECT_FILE_MODE = 0o644
+# The stamps a promotion copies into the file that a person or an agent chose (the times are
+# the clock's): the gate judges them as it judges an add's `--by` and `--session`.
+PROJECT_STAMPS = ("written_by", "session", "revised_by")
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -74,10 +86,15 @@ def promote_note(
 
     def make(note: Note) -> list[Event]:
         check_promotable(note, repo)
-        existing = read_project_notes(repo)
         dfd.append(project_folder(repo))
         before.append(_read_raw(dfd[0], shown(path)))
-        write_atomic(dfd[0], encode_project_file((*existing, project_note(note))), shown(path))
+        text = (
+            ProjectText.new() if before[0] is None else decode_project_text(before[0], shown(path))
+        )
+        added = (note.id, written_note(project_note(note)))
+        write_atomic(
+            dfd[0], encode_project_file(replace(text, notes=(*text.notes, added))), shown(path)
+        )
         return [
             NotePromoted(
                 id=note.id,
@@ -116,6 +133,18 @@ def check_promotable(note: Note, repo: Repo) -> None:
             message=f"{refusal} (judged against this checkout's private names: the project's "
             "file is committed); revise the note first",
         )
+    # The stamps go into the committed file too; a revision cannot change them (`written_by`
+    # and `session` stay the add's), so the remedy is a new note holding the text.
+    written = project_note(note)
+    refusal = stamp_refusal([(key, getattr(written, key)) for key in PROJECT_STAMPS], repo)
+    if refusal is not None:
+        raise Refused(
+            refusal.kind,
+            refusal.field,
+            message=f"{refusal} (judged against this checkout's private names: the project's "
+            "file is committed, stamps included); a stamp is not revised: add the text again "
+            "as a new note and promote that one",
+        )
 
 
 def project_note(note: Note) -> ProjectNote:
@@ -136,18 +165,25 @@ def project_note(note: Note) -> ProjectNote:
     )
 
 
-def encode_project_file(notes: tuple[ProjectNote, ...]) -> bytes:
-    """The project file's bytes: indented, one key a line, so a reviewer reads the diff. A note's
-    revision keys are written only when it holds a revision's text (or the file held them, as
-    they were), so every other note's lines stay as they were."""
-    shown = []
-    for note in notes:
-        fields = msgspec.structs.asdict(note)
-        if note.revision == 0 and note.revised_by is None and note.revised_at is None:
-            for key in REVISION_KEYS:  # a note promoted as added, or a file from before the keys
-                del fields[key]
-        shown.append(fields)
-    raw = msgspec.json.encode({"schema_version": VIEW_SCHEMA_PLAIN, "notes": shown})
+def written_note(note: ProjectNote) -> Written:
+    """A note promotion writes, as the file holds it. Its revision keys are written only when it
+    holds a revision's text, so a note promoted as added is what it was before the keys."""
+    fields = msgspec.structs.asdict(note)
+    if note.revision == 0 and note.revised_by is None and note.revised_at is None:
+        for key in REVISION_KEYS:
+            del fields[key]
+    return Written.of(msgspec.json.encode(fields))
+
+
+def encode_project_file(text: ProjectText) -> bytes:
+    """The project file's bytes: indented, one key a line, so a reviewer reads the diff. Every
+    key and note is written as the file held it (`ProjectText`): a note this write does not
+    change comes out as it went in, once in this layout."""
+    keys = [(key, msgspec.Raw(value.raw)) for key, value in text.keys]
+    keys.insert(
+        text.notes_at, ("notes", msgspec.Raw(b"[%s]" % b",".join(n.raw for _, n in text.notes)))
+    )
+    raw = msgspec.json.encode(dict(keys))
     return msgspec.json.format(raw, indent=2) + b"\n"
 
 
@@ -163,9 +199,12 @@ def _read_raw(dfd: int, name: str) -> bytes | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise StorageError(f"{name}: is not a regular file")
-        chunks = []
+        chunks, size = [], 0
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
+            size += len(chunk)
+            if size > VIEW_MAX_BYTES:  # the trust-checked read before refused it, or it grew
+                raise CorruptFile(name, f"larger than {VIEW_MAX_BYTES} bytes")
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -54,9 +54,17 @@ def check_stamps(stamps: Sequence[tuple[str, str | None]], repo: Repo | None) ->
 
     A stamp goes into the append-only journal for ever; each is `(field, value)`.
     """
+    refusal = stamp_refusal(stamps, repo)
+    if refusal is not None:
+        raise refusal
+
+
+def stamp_refusal(stamps: Sequence[tuple[str, str | None]], repo: Repo | None) -> Refused | None:
+    """The gate's refusal of stamps, each `(field, value)`, or `None`: the one judgement of a
+    stamp, for a write's own (`check_stamps`) and a note's on their way into the project's
+    file (a promotion)."""
     finding = judge_stamps(stamps, private_names=_private_names(repo))
-    if finding is not None:
-        raise Refused(finding.kind, finding.field)
+    return None if finding is None else Refused(finding.kind, finding.field)
 
 
 def check_checkout(note: Note, repo: Repo | None, act: str) -> None:

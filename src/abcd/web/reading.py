@@ -42,7 +42,7 @@ class Card:
     recall: list[str]
     layer: str  # "machine" (personal) or "project"
     reach: str
-    origin: str
+    origin: str | None  # None: a project note written by hand, without one
     written_by: str | None
     written_at: str | None
     session: str | None
