@@ -263,7 +263,7 @@ def test_show_of_a_project_note_says_who_the_file_says_wrote_it(abcd: Run, repo:
     text = abcd("memory", "show", project["id"]).out
     assert (
         "  written by Claude:claude-sonnet-5 at 2026-11-30T12:00:00.000000Z, session "
-        "teammate-session, origin agent (as the file says)"
+        "teammate-session, origin unknown (as the file says)"
     ) in text
     shown = show(abcd, project["id"])["note"]
     listed = json.loads(abcd("memory", "list", "--json").out)["notes"]
