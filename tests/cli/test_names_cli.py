@@ -189,3 +189,12 @@ def test_edit_refuses_and_path_warns_where_git_would_take_the_list(
     assert not (repo / LIST).exists()
     assert shown.code == 0 and shown.out.strip() == str(repo / LIST)
     assert shown.err.startswith(f"abcd: warning: git would not ignore {LIST}")
+
+
+def test_list_shows_a_names_control_characters_escaped(abcd: Run, repo: Path) -> None:
+    """Every output a person reads is escaped (docs/gate.md); the list printed a name raw."""
+    (repo / LIST).parent.mkdir(parents=True)
+    (repo / LIST).parent.joinpath(".gitignore").write_text("*\n")
+    (repo / LIST).write_text("Hooli\x1b]0;owned\x07\n")
+    listed = abcd("names", "list")
+    assert listed.code == 0 and listed.out == "Hooli\\x1b]0;owned\\x07\n", listed.out

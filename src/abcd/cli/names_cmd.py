@@ -29,6 +29,7 @@ from abcd.errors import AbcdError, Refused
 from abcd.gate.limits import PRIVATE_NAMES_MAX_BYTES
 from abcd.gate.names import parse_private_names
 from abcd.repo import PRIVATE_NAMES, PRIVATE_NAMES_REL, Repo, find_repo, git_program
+from abcd.terminal import escaped
 from abcd.trust.guarded import Checkout, shown
 
 FOLDER_REL = os.path.dirname(PRIVATE_NAMES_REL)  # .abcd/.work.local
@@ -217,7 +218,7 @@ def list_() -> None:
     """
     repo = _repo()
     for name in parse_private_names(_read(repo)):
-        print(name)
+        print(escaped(name, keep=""))  # a control character in the list is shown, never run
     _say_if_tracked(repo, os.path.join(repo.top, PRIVATE_NAMES_REL))
 
 
