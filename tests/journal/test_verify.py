@@ -9,6 +9,7 @@ import pytest
 
 from abcd.journal.verify import Report, verify
 from abcd.trust import Home
+from tests.conftest import Run
 
 from .helpers import append, append_adds, note_id, removed, segment
 
@@ -103,3 +104,28 @@ def test_a_torn_tail_past_the_checkpoint_is_noted_not_failed(
     segment(abcd_home).write_bytes(journal + b'{"v":1,"seq":51')
     report = check(abcd_home)
     assert report.ok and any("torn" in n for n in report.notes)
+
+
+def test_a_writer_between_the_lines_and_the_witnesses_is_no_break(
+    abcd_home: Path, journal: bytes, abcd: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Verify read the journal's lines, then the head line, the view and the index: a writer's
+    append in between (a real `abcd memory add`) left a witness of a line it had not read, and
+    an intact journal was called broken ("head line ahead of journal"), pointing the person at
+    `journal recover`. The witnesses are read first now, and the journal only grows."""
+    from abcd.journal import verify as verify_module
+
+    read = verify_module.read_links
+
+    def and_a_writer(*args: object, **kwargs: object) -> object:
+        links = read(*args, **kwargs)  # type: ignore[arg-type]
+        added = abcd("memory", "add", "--title", "t", "--recall", "x", "--by", "person", stdin="b")
+        assert added.code == 0, added.err
+        return links
+
+    monkeypatch.setattr(verify_module, "read_links", and_a_writer)
+    report = check(abcd_home)
+    assert report.ok and not report.breaks, report.breaks
+    assert report.events == N  # the lines it read; the add's line came after them
+    monkeypatch.undo()
+    assert check(abcd_home).events == N + 1

@@ -66,13 +66,14 @@ def _find(home: Home, segs: Segments) -> tuple[list[Link], Scan, Break | None]:
     """The journal's lines, what reading them met, and its first break (`None`: intact); a
     line from a newer abcd is refused, never a break to set aside."""
     scan = Scan()
-    links = read_links(segs, scan)
+    # The witnesses before the lines, as `verify` reads them: lines read after a witness hold
+    # its line, though a writer appends meanwhile (unlocked, `preview` may run beside writers).
     cp, witness = stored_witness(home) or (None, VIEW_FILE)
+    index_cp = index_checkpoint(home)
+    links = read_links(segs, scan)
     found = first_break(links, cp, torn_inside=scan.torn_inside, witness_file=witness)
-    if found is None:
-        index_cp = index_checkpoint(home)
-        if index_cp is not None:
-            found = first_break(links, index_cp, witness_file="memory.idx")
+    if found is None and index_cp is not None:
+        found = first_break(links, index_cp, witness_file="memory.idx")
     if found is not None and NEWER_ABCD in found.what:
         raise Refused(
             "newer journal",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abcd.constants import VIEW_MAX_BYTES
 from abcd.digest import view_digest_span
@@ -25,11 +25,14 @@ from abcd.errors import TrustError
 from abcd.journal.chain import Break, Link, first_break
 from abcd.journal.envelope import decode_typed
 from abcd.journal.fold import Projection
-from abcd.journal.head import read_head
+from abcd.journal.head import Head, read_head
 from abcd.journal.segments import Scan, Segments
 from abcd.journal.store import VIEW_FILE, last_witnessed, read_links
 from abcd.journal.view import EMPTY_VIEW, Checkpoint, View, decode_view, digest_matches
 from abcd.trust import Home
+
+if TYPE_CHECKING:
+    from abcd.recall.index import Index
 
 
 @dataclass
@@ -77,19 +80,21 @@ def _index_fields(view: View) -> dict[str, Any]:
     return {n.id: (n.title, n.body, tuple(n.recall), n.root, n.written_at) for n in view.notes}
 
 
-def _compare_index(home: Home, links: list[Link], report: Report) -> None:
+def _open_index(home: Home, report: Report) -> Index | None:
+    """The recall index as it is now (held open: a compaction's rename leaves it as read), or
+    None, said in `report`, when it is not used."""
     from abcd.recall.index import Index, IndexUnusable
 
     try:
-        index = Index.open(home)
+        return Index.open(home)
     except (IndexUnusable, TrustError, OSError, ValueError, EOFError) as err:
         report.notes.append(f"the recall index is not used ({err}); the hook folds the view")
-        return
-    try:
-        cp = index.checkpoint
-        held = {r[0]: tuple(r[1:6]) for r, _, _ in index.records_raw()}
-    finally:
-        index.close()
+        return None
+
+
+def _compare_index(index: Index, links: list[Link], report: Report) -> None:
+    cp = index.checkpoint
+    held = {r[0]: tuple(r[1:6]) for r, _, _ in index.records_raw()}
     found = [link for link in links if link.seq == cp[2]]
     if cp[2] and (not found or found[0].hash() != cp[3]):
         report.breaks.append(
@@ -107,12 +112,28 @@ def verify(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Repo
     """Check every link of the chain, the view's checkpoint, and both caches against the fold."""
     report = Report()
     scan = Scan()
-    with Segments(home) as segs:
-        links = read_links(segs, scan, on_bytes)
-    report.events = len(links)
-    report.segments = len({link.segment for link in links})
-    report.head = links[-1].hash() if links else ""
+    # The witnesses first, then the lines: a writer appends its lines before it writes a
+    # witness, so lines read after every witness hold each one's line, however busy the home.
+    # Read the other way, a writer's append and compaction in between made a witness of a line
+    # not read yet, and verify named a break in an intact journal.
+    head = read_head(home)
+    index = _open_index(home, report)
+    try:
+        _check(home, head, index, scan, report, on_bytes)
+    finally:
+        if index is not None:
+            index.close()
+    return report
 
+
+def _check(
+    home: Home,
+    head: Head | None,
+    index: Index | None,
+    scan: Scan,
+    report: Report,
+    on_bytes: Callable[[int], None] | None,
+) -> None:
     view: View | None = None
     try:
         data = home.read(VIEW_FILE, VIEW_MAX_BYTES)
@@ -136,13 +157,18 @@ def verify(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Repo
     except ValueError as err:
         report.notes.append(f"the view does not decode ({err}); `abcd journal rebuild` replaces it")
     checkpoint = view.journal if view is not None else None
+    with Segments(home) as segs:
+        links = read_links(segs, scan, on_bytes)
+    report.events = len(links)
+    report.segments = len({link.segment for link in links})
+    report.head = links[-1].hash() if links else ""
 
     view_cp = (
         (checkpoint.segment, checkpoint.offset, checkpoint.seq, checkpoint.head)
         if checkpoint is not None
         else None
     )
-    cp, witness = last_witnessed(read_head(home), view_cp) or (None, VIEW_FILE)
+    cp, witness = last_witnessed(head, view_cp) or (None, VIEW_FILE)
     found = first_break(links, cp, torn_inside=scan.torn_inside, witness_file=witness)
     if found is not None:
         report.breaks.append(found)
@@ -150,9 +176,10 @@ def verify(home: Home, *, on_bytes: Callable[[int], None] | None = None) -> Repo
         if view is not None:
             folded = _fold_to(links, view.journal.seq)
             report.differs += _differences("memory.json", _view_fields(view), _view_fields(folded))
-        _compare_index(home, links, report)
+        if index is not None:
+            _compare_index(index, links, report)
     if scan.torn_tail:
         report.notes.append(
-            "the last line is torn (an interrupted append); the next write cuts it away"
+            "the last line is torn (an append cut off, or one still being written); the next "
+            "write cuts it away if it is not finished"
         )
-    return report
