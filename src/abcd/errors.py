@@ -78,3 +78,10 @@ class UsageError(AbcdError):
     """The command was called wrongly (exit 2, like the CLI framework's own usage errors)."""
 
     exit_code = 2
+
+
+class LockHeld(AbcdError):
+    """Another process holds the journal lock, and the caller would not wait for it."""
+
+    def __init__(self) -> None:
+        super().__init__("another abcd process holds the journal lock")

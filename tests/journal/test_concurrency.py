@@ -57,3 +57,78 @@ def test_a_writer_killed_mid_run_loses_no_acknowledged_note(abcd_home: Path) -> 
     append(added(note_id(1)))  # the next writer repairs any torn tail
     with Home.open(abcd_home) as home:  # type: ignore[union-attr]
         assert verify(home).ok
+
+
+HOLDER = """
+import sys
+from abcd.journal import store
+from abcd.journal.segments import Segments
+from abcd.trust import Home
+
+with Home.open() as home, Segments(home, create=True) as segs, store.journal_lock(segs):
+    print("held", flush=True)
+    sys.stdin.read()  # holds the lock until the test closes stdin
+"""
+
+
+def hold_the_lock() -> subprocess.Popen[str]:
+    """A real process holding the journal lock (a writer mid-append, or one stopped there)."""
+    env = dict(os.environ, PYTHONPATH=SRC)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env=env,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_a_lock_file_deleted_while_a_writer_holds_it_lets_no_second_writer_in(
+    abcd_home: Path,
+) -> None:
+    """`rm journal/.lock` (a person cleaning what looks stale) let the next writer lock a new
+    file while the first still wrote: two lines took one seq, both acknowledged."""
+    append(added(note_id(1)))
+    holder = hold_the_lock()
+    (abcd_home / "journal" / ".lock").unlink()
+    env = dict(os.environ, PYTHONPATH=SRC)
+    writer = subprocess.Popen(
+        [sys.executable, str(LOOP), "after", "1"], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        time.sleep(2.0)
+        assert writer.poll() is None, "the writer did not wait for the lock's holder"
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    out, _ = writer.communicate(timeout=60)
+    assert writer.returncode == 0 and len(out.split()) == 1
+    with Home.open(abcd_home) as home:  # type: ignore[union-attr]
+        report = verify(home)
+    assert report.ok and report.events == 2
+
+
+def test_the_session_start_hook_never_waits_on_a_held_lock(abcd_home: Path) -> None:
+    """With the index to rebuild (missing, as after an upgrade) and a writer holding the lock
+    (stopped, or importing thousands of notes), the session-start hook waited as long as it
+    held it; a hook never blocks."""
+    append(added(note_id(1)))
+    (abcd_home / "memory.idx").unlink(missing_ok=True)
+    holder = hold_the_lock()
+    try:
+        env = dict(os.environ, PYTHONPATH=SRC)
+        payload = '{"session_id": "s-lock", "cwd": "/", "source": "startup"}'
+        began = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "abcd", "hook", "session-start"],
+            input=payload, capture_output=True, text=True, env=env, timeout=60,
+        )  # fmt: skip
+        assert time.monotonic() - began < 30
+        assert done.returncode == 0
+        assert (
+            "recall index not rebuilt: another abcd process holds the journal lock" in done.stderr
+        )
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)

@@ -186,10 +186,10 @@ def _refresh_index(home: Home, stderr: TextIO) -> None:
         return
     from abcd.journal import store
 
-    try:
-        store.refresh(home.path, projections=(rebuild_index,))
+    try:  # never waits: a writer holding the lock (a long import, a stopped process) is said
+        store.refresh(home.path, projections=(rebuild_index,), wait=False)
     except AbcdError as err:
-        _say(stderr, f"recall index not rebuilt: {err}")
+        _say(stderr, f"recall index not rebuilt: {err}; prompts fold the view meanwhile")
 
 
 # --- prompt-router ---------------------------------------------------------------

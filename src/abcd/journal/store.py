@@ -38,6 +38,7 @@ from abcd.errors import (
     AbcdError,
     CorruptFile,
     JournalBroken,
+    LockHeld,
     Refused,
     StorageError,
     TrustError,
@@ -407,22 +408,34 @@ def load_view(home_path: str | os.PathLike[str] | None = None) -> View:
 
 
 @contextmanager
-def journal_lock(segs: Segments) -> Iterator[None]:
-    """The exclusive journal lock (portalocker on `journal/.lock`), held for the whole append."""
+def journal_lock(segs: Segments, *, wait: bool = True) -> Iterator[None]:
+    """The exclusive journal lock, held for the whole append: portalocker on `journal/.lock`
+    (what every abcd before this one takes) and on the journal folder itself. A person who
+    deletes `.lock` as a stale file (or a process that swaps it) let a second writer lock a new
+    one while the first wrote, and two lines took one seq; the folder cannot be deleted while it
+    holds the journal. Without `wait`, `LockHeld` when another process holds it (a hook, which
+    must never wait on a writer, a stopped one included)."""
     import portalocker  # imported here: only writers pay for it
 
     assert segs.dfd is not None
+    flags = portalocker.LOCK_EX if wait else portalocker.LOCK_EX | portalocker.LOCK_NB
     # Every check a home file gets (a link or a FIFO in its place is refused by name).
     opened = segs.home.open_in(
         segs.dfd, LOCK_NAME, f"{JOURNAL_DIR}/{LOCK_NAME}", os.O_RDWR | os.O_CREAT | os.O_NONBLOCK
     )
     assert opened is not None  # O_CREAT
-    fd = opened[0]
+    held = [opened[0]]
     try:
-        portalocker.lock(fd, portalocker.LOCK_EX)  # the descriptor itself: no file object
+        held.append(os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=segs.dfd))
+        for fd in held:  # always in this order: two writers never wait on each other's second
+            try:
+                portalocker.lock(fd, flags)  # the descriptor itself: no file object
+            except portalocker.AlreadyLocked:
+                raise LockHeld() from None
         yield
     finally:
-        os.close(fd)  # closing the descriptor releases the lock
+        for fd in held:
+            os.close(fd)  # closing a descriptor releases its lock
 
 
 def repair_torn_tail(segs: Segments) -> bool:
@@ -1106,9 +1119,13 @@ def append(
 
 
 def refresh(
-    home_path: str | os.PathLike[str] | None = None, *, projections: Sequence[Projection_]
+    home_path: str | os.PathLike[str] | None = None,
+    *,
+    projections: Sequence[Projection_],
+    wait: bool = True,
 ) -> None:
-    """Under the lock, bring the view up to the journal and write the projections again."""
+    """Under the lock, bring the view up to the journal and write the projections again
+    (`LockHeld`, nothing done, when another process holds the lock and `wait` is off)."""
     home = Home.open(home_path)
     if home is None:
         return
@@ -1116,7 +1133,7 @@ def refresh(
         with Segments(home) as probe:
             if probe.dfd is None:
                 return  # no journal: nothing to project
-        with Segments(home, create=True) as segs, journal_lock(segs):
+        with Segments(home, create=True) as segs, journal_lock(segs, wait=wait):
             open_for_write(home, segs)
             loaded = _load(home, segs, writer=True)
             for project in projections:
