@@ -65,3 +65,13 @@ def project_note_problem(note_id: str, title: str, index: int, seen: dict[str, i
     if first != index:
         return f"id {note_id} is notes[{first}]'s too: an id is one note"
     return None
+
+
+def project_version_problem(version: int, readable: int) -> str | None:
+    """Why a project file of `schema_version` `version` is not one this abcd reads (it reads up
+    to `readable`); `None` when it is. A number past 18 digits is not printed whole: an int
+    field holds up to 4,300 of them."""
+    if version <= readable:
+        return None
+    shown = str(version) if version < 10**18 else "past 10**18"
+    return f"schema_version {shown} is newer than this abcd reads ({readable})"

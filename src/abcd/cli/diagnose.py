@@ -33,6 +33,7 @@ from abcd.recall.constants import (
 )
 from abcd.recall.items import what
 from abcd.recall.terms import stems, words
+from abcd.rules.loader import kill_switch
 from abcd.session.brackets import Bracket, MemoryPolicy, bracket_for
 from abcd.session.fill import Fill
 from abcd.terminal import escaped
@@ -68,13 +69,6 @@ _PROMPT_SHOWN_CHARS: Final = 100
 
 
 # --- the bracket -----------------------------------------------------------------
-
-
-def kill_switch(files: Sequence[str]) -> str:
-    """The kill switch, named with the file(s) that set it."""
-    return (
-        f'kill switch: "disabled": true in {", ".join(files)}; rules, notes and pages are silenced'
-    )
 
 
 def parse_fill(text: str) -> float:

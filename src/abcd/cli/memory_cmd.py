@@ -23,6 +23,8 @@ from abcd.journal.events import Origin
 from abcd.notes import desk, listing, places, service
 from abcd.notes.limits import PERSON, Draft, check_draft, check_session, check_written_by
 from abcd.repo import Repo, find_repo
+from abcd.rules import load_here
+from abcd.rules.loader import kill_switch
 from abcd.shapes import LINE_BREAKS
 from abcd.terminal import escaped
 
@@ -458,6 +460,10 @@ def list_(
     else:
         for line in listing.render(listed):
             print(line)
+    if here:  # what is listed as recalled here is not, while the switch is on
+        silenced_by = load_here().disabled_by
+        if silenced_by:
+            notice(f"{kill_switch(silenced_by)} in this checkout")
     _said_unreadable(listed.unreadable)
 
 

@@ -28,6 +28,7 @@ from abcd.cli.output import emit_json, notice
 from abcd.errors import UsageError
 from abcd.repo import find_repo
 from abcd.rules import Domain, RuleSet, load_here, render_domain
+from abcd.rules.loader import kill_switch
 from abcd.trust.guarded import Home
 
 HELP = (
@@ -106,7 +107,7 @@ app.command(help=HELP)(rules)
 
 
 def _kill_switch(ruleset: RuleSet) -> str:
-    return diagnose.kill_switch(ruleset.disabled_by)
+    return kill_switch(ruleset.disabled_by)
 
 
 def _diagnostic_args(

@@ -325,9 +325,14 @@ def _route(payload: Payload, home: Home | None, stderr: TextIO) -> Outcome:
 
 def summary_line(outcome: Outcome) -> str | None:
     """`recalled 2 note(s) [mem-... (project), mem-... (personal)]`, pages and rules likewise, and
-    what the host's limit kept out (not recorded as sent, so it comes back on a later prompt)."""
+    what the host's limit kept out (not recorded as sent, so it comes back on a later prompt);
+    under the kill switch, the switch and the file(s) that set it."""
     from abcd.recall.items import LAYER_WORDS
+    from abcd.rules.loader import kill_switch
 
+    # Said: a silence with no word looks like a prompt that matched nothing.
+    if outcome.rules is not None and outcome.rules.disabled:
+        return kill_switch(outcome.rules.disabled_by)
     parts = []
     notes = [c for c in outcome.recalled if c.item.kind == "note"]
     pages = [c for c in outcome.recalled if c.item.kind == "page"]

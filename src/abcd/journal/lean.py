@@ -1,4 +1,5 @@
-"""Whether a journal line's `data` is the event its `type` names, judged without msgspec.
+"""Whether a journal line's `data` is the event its `type` names, and a project file one the
+commands read, judged without msgspec.
 
 The hook folds the lines past its index with the standard library
 (`abcd.recall.machine`); the commands decode them with msgspec
@@ -10,7 +11,9 @@ what `abcd.journal.events` declares, as msgspec decodes it: every field
 without a default present, of its type (an int is never a bool, a list of
 words holds only text), keys it does not name passed over. A property test
 holds it to msgspec's answer on random data, and every field of every event
-to a line of the table (`tests/journal/test_lean.py`).
+to a line of the table (`tests/journal/test_lean.py`). The project's file
+(`.abcd/memory.json`) is judged the same way, by the tables at the end
+(`tests/notes/test_project_verdict.py`).
 
 Standard library (and abcd's constants) only: the hook imports it.
 """
@@ -161,20 +164,30 @@ def every(data: dict[str, Any], name: str) -> list[Any]:
 def fits(data: dict[str, Any], required: Fields, optional: Fields | None = None) -> bool:
     """Whether `data` holds every `required` field, and each value it gives a field (each, if
     it gives one twice) is of the field's type."""
+    return misfit(data, required, optional) is None
+
+
+def misfit(data: dict[str, Any], required: Fields, optional: Fields | None = None) -> str | None:
+    """The first field `data` lacks or gives a value not of the field's type (any of its values,
+    if it gives one twice), as `fits` judges them; `None` when it fits."""
     if type(data) is not dict:  # a key given twice: each value judged
-        return all(name in data for name in required) and all(
-            check(value)
-            for key, value in getattr(data, "pairs", ())
-            if (check := required.get(key) or (optional or {}).get(key)) is not None
-        )
+        for name in required:
+            if name not in data:
+                return name
+        pairs: list[tuple[str, Any]] = getattr(data, "pairs", [])
+        for key, value in pairs:
+            check = required.get(key) or (optional or {}).get(key)
+            if check is not None and not check(value):
+                return key
+        return None
     for name, check in required.items():
         if name not in data or not check(data[name]):
-            return False
+            return name
     if optional:
         for name, check in optional.items():
             if name in data and not check(data[name]):
-                return False
-    return True
+                return name
+    return None
 
 
 def readable(raw: bytes, line: Any) -> bool:
@@ -225,32 +238,153 @@ def too_long(raw: bytes) -> bool:
 
 def too_deep(raw: bytes) -> bool:
     """Whether the JSON in `raw` opens more than `MAX_DEPTH` arrays and objects inside each
-    other (brackets inside strings are text). Two counts in C for any line abcd writes; the
-    bytes are walked only when they hold more brackets than that."""
+    other (brackets inside strings are text). Two counts in C for any line abcd writes; past
+    that, the escapes are taken out (an escaped backslash, then an escaped quote), so every
+    quote left opens or closes a string and the pieces between them alternate outside and
+    inside, and only the brackets outside are walked (a 1 MB project file in about 6 ms, against
+    some 80 byte by byte)."""
     if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
         return False
+    bare = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(bare.split(b'"')[::2]).translate(None, _NOT_BRACKETS)
     depth = 0
-    in_string = escaped = False
-    for byte in raw:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):  # [ {
+    for byte in outside:
+        if byte in (0x5B, 0x7B):  # [ {
             depth += 1
             if depth > MAX_DEPTH:
                 return True
-        elif byte in (0x5D, 0x7D):  # ] }
+        else:
             depth -= 1
     return False
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 def is_event(kind: str, data: Any) -> bool:
     """Whether `data` decodes as the event `kind` names (a kind not in the table: no)."""
     fields = EVENTS.get(kind)
     return fields is not None and isinstance(data, dict) and fits(data, fields)
+
+
+# --- the project's file -----------------------------------------------------------
+
+
+def _any_in_note(value: Any, depth: int = MAX_DEPTH - 3) -> bool:
+    """A value msgspec decodes into an `Any` field of a project note: every number in it within
+    range (an integer as `is_int` bounds it, a float finite, which `1e999` is not), and nested no
+    deeper than `MAX_DEPTH` allows inside a note (the file, `notes` and the note are 3)."""
+    kind = type(value)
+    if kind is int:
+        return is_int(value)
+    if kind is float:
+        return bool(value - value == 0.0)  # inf - inf is nan; a finite number minus itself is 0
+    if kind is list:
+        return depth > 0 and all(_any_in_note(inner, depth - 1) for inner in value)
+    if isinstance(value, dict):
+        return depth > 0 and all(_any_in_note(inner, depth - 1) for _, inner in _pairs(value))
+    return True
+
+
+# The hook reads `<repo>/.abcd/memory.json` with the standard library (`abcd.recall.items`);
+# the commands and the merge driver decode it with msgspec (`abcd.notes.project`). Both judge
+# it by these tables, the fields of `ProjectFile` and `ProjectNote` as msgspec decodes them
+# (a test holds each to its struct, and the two readers to one verdict on random files).
+
+PROJECT_FILE: Fields = {"schema_version": is_int}
+PROJECT_NOTE: Fields = {"id": is_text, "title": is_text, "body": is_text, "recall": _words}
+PROJECT_NOTE_DEFAULTS: Fields = {
+    "origin": _text_or_none,
+    "written_by": _text_or_none,
+    "written_at": _text_or_none,
+    "session": _text_or_none,
+    "revision": _any_in_note,
+    "revised_by": _any_in_note,
+    "revised_at": _any_in_note,
+}
+# What each check admits, as a refusal names it.
+KINDS: dict[Callable[[Any], bool], str] = {
+    is_text: "text",
+    _text_or_none: "text or null",
+    is_int: "an integer",
+    _words: "a list of text",
+    _any_in_note: f"a value whose numbers are in range, nested at most {MAX_DEPTH} deep in all",
+}
+
+
+def project_file_problem(doc: Any) -> str | None:
+    """What keeps a project file's parse (by `abcd.fastjson.loads_strict`) from decoding as
+    msgspec decodes `ProjectFile`, as `<where> ...`; `None` when nothing does. Every value of a
+    key given twice is judged, as msgspec judges each; the last is the one kept."""
+    if not isinstance(doc, dict):
+        return "the file is not an object"
+    problem = _misfit_named("", doc, PROJECT_FILE, {})
+    if problem is not None:
+        return problem
+    for notes in every(doc, "notes"):
+        if type(notes) is not list:
+            return "notes must be a list of notes"
+        for index, note in enumerate(notes):
+            where = f"notes[{index}]"
+            if not isinstance(note, dict):
+                return f"{where} must be an object"
+            problem = _misfit_named(where, note, PROJECT_NOTE, PROJECT_NOTE_DEFAULTS)
+            if problem is not None:
+                return problem
+    return None
+
+
+PROJECT_FILE_KEYS = frozenset(("schema_version", "notes"))
+PROJECT_NOTE_KEYS = frozenset((*PROJECT_NOTE, *PROJECT_NOTE_DEFAULTS))
+
+
+def project_file_too_deep(doc: Any) -> bool:
+    """Whether a project file that fits (`project_file_problem` found nothing) opens more than
+    `MAX_DEPTH` arrays and objects inside each other, as `too_deep` counts its bytes (which the
+    commands ask, and which walks a large file for milliseconds). Only a key no
+    reader names can nest so: each field's type bounds its depth (the file, `notes`, a note,
+    `recall`: 4; a stamp read as any value by `_any_in_note`). Its value is looked into no
+    deeper than the limit."""
+    for key, value in _pairs(doc):
+        if key not in PROJECT_FILE_KEYS and _deeper(value, MAX_DEPTH - 1):  # inside the file
+            return True
+    for notes in every(doc, "notes"):
+        for note in notes:
+            if PROJECT_NOTE_KEYS.issuperset(note):
+                continue  # every key a field: one set test a note
+            for key, value in _pairs(note):
+                if key not in PROJECT_NOTE_KEYS and _deeper(value, MAX_DEPTH - 3):  # in a note
+                    return True
+    return False
+
+
+def _pairs(data: dict[str, Any]) -> Any:
+    """Every key and value of an object, each value of a key given twice among them."""
+    pairs = getattr(data, "pairs", None)
+    return data.items() if pairs is None else pairs
+
+
+def _deeper(value: Any, limit: int) -> bool:
+    """Whether `value` opens more than `limit` (zero or more) arrays and objects inside each
+    other."""
+    if type(value) is list:
+        values = value
+    elif isinstance(value, dict):
+        values = [inner for _, inner in _pairs(value)]
+    else:
+        return False
+    return limit <= 0 or any(_deeper(inner, limit - 1) for inner in values)
+
+
+def _misfit_named(
+    where: str, data: dict[str, Any], required: Fields, optional: Fields
+) -> str | None:
+    name = misfit(data, required, optional)
+    if name is None:
+        return None
+    if name not in data:
+        return f"{where or 'the file'} has no {name}"
+    field = f"{where}.{name}".lstrip(".")
+    if type(data[name]) is str and not is_text(data[name]):
+        return f"{field} holds an escaped lone surrogate (\\ud800 to \\udfff alone)"
+    return f"{field} must be {KINDS[required.get(name) or optional[name]]}"

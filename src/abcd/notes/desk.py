@@ -258,7 +258,10 @@ def story(note_id: str, repo: Repo | None = None) -> Story:
         ledgers = read_ledgers(None)
         removal = None
     if note is None and project is None and not history:
-        raise Refused("unknown id", message=f"refused: no note {note_id}")
+        # The project's file may hold it: a file no reader reads is named, not passed over.
+        unread = "".join(f"; {problem}" for problem in problems)
+        found = " in what could be read" if problems else ""
+        raise Refused("unknown id", message=f"refused: no note {note_id}{found}{unread}")
     reach = listing.PROJECT if project is not None else "removed"
     if note is not None:
         reach = listing.reach(note, repo)

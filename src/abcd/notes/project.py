@@ -22,8 +22,9 @@ import msgspec
 
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_PLAIN
 from abcd.errors import CorruptFile
+from abcd.journal.lean import MAX_DEPTH, too_deep
 from abcd.repo import PROJECT_MEMORY, Repo
-from abcd.shapes import project_note_problem
+from abcd.shapes import project_note_problem, project_version_problem
 from abcd.trust import Checkout
 
 
@@ -44,8 +45,10 @@ class ProjectNote(msgspec.Struct, kw_only=True, frozen=True):
     written_by: str | None = None
     written_at: str | None = None
     session: str | None = None
-    # Read as they are, never refused: the hook does not read them, so a file it serves is not
-    # refused by the CLI for them (`revision_stamp` says whether they make a stamp to show).
+    # Read as they are, never refused for their type: the hook does not show them, so a file
+    # it serves is not refused by the CLI for them (`revision_stamp` says whether they make a
+    # stamp to show). msgspec still refuses a number out of range in them, and so does the hook
+    # (`abcd.journal.lean`, `PROJECT_NOTE_DEFAULTS`).
     revision: Any = 0
     revised_by: Any = None
     revised_at: Any = None
@@ -86,20 +89,32 @@ def read_project_notes(repo: Repo | None) -> tuple[ProjectNote, ...]:
 
 
 def decode_project_file(data: bytes, name: str) -> tuple[ProjectNote, ...]:
-    """The notes of a project file's bytes, checked as the hook reads them; `CorruptFile` naming
+    """The notes of a project file's bytes, checked as the hook reads them
+    (`abcd.recall.items.parse_project_file`: one verdict, held by a test); `CorruptFile` naming
     `name` (the file as shown) when they are not one this abcd reads."""
     return _checked(data, name).notes
 
 
 def _checked(data: bytes, name: str) -> ProjectFile:
+    """The project file's bytes decoded and checked (`decode_project_file`).
+
+    Before msgspec sees them: JSON nested past `MAX_DEPTH` is refused (msgspec's own limit
+    depends on the stack, and fails as a `RecursionError`), and so are bytes that are not
+    UTF-8 (no JSON, RFC 8259; msgspec passes over them in a key it skips).
+    """
+    if too_deep(data):
+        raise CorruptFile(name, f"nested more than {MAX_DEPTH} deep")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise CorruptFile(name, f"not JSON (not UTF-8: byte {err.start})") from None
     try:
         parsed = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         raise CorruptFile(name, f"not a memory file ({err})") from None
-    if parsed.schema_version > VIEW_SCHEMA_PLAIN:
-        raise CorruptFile(
-            name, f"schema_version {parsed.schema_version} is newer than this abcd reads"
-        )
+    problem = project_version_problem(parsed.schema_version, VIEW_SCHEMA_PLAIN)
+    if problem is not None:
+        raise CorruptFile(name, problem)
     seen: dict[str, int] = {}
     for index, note in enumerate(parsed.notes):  # as the hook reads them (`abcd.recall.items`)
         problem = project_note_problem(note.id, note.title, index, seen)

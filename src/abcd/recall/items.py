@@ -1,6 +1,7 @@
 """What recall can bring back: notes from both layers and pages from both scopes, as `Item`s.
 
-- Project notes: `<repo>/.abcd/memory.json` (seed schema, no `root`).
+- Project notes: `<repo>/.abcd/memory.json` (seed schema, no `root`), refused whole when the
+  commands would refuse it (`parse_project_file`).
 - Machine notes: the journal's view (`abcd.recall.machine`).
 - Workspace pages: `<repo>/.abcd/memory/<type>_<domain>_<slug>.md`.
 - Machine pages: `<home>/memory/<type>_<domain>_<slug>.md`, read through the trust layer.
@@ -15,8 +16,8 @@ layer (`abcd.trust.Checkout`), which refuses a checkout another account
 owns. A layer or page that cannot be read is returned as a problem (a
 value), never raised, so the other layers still come back.
 
-On the hook's path: imports `json`, `os`, `stat`, `abcd.digest` and the lean
-trust layer only.
+On the hook's path: imports `os`, `stat`, `abcd.fastjson`, `abcd.digest`,
+`abcd.journal.lean` (already the machine notes') and the lean trust layer only.
 """
 
 from __future__ import annotations
@@ -29,9 +30,15 @@ from abcd import fastjson
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_PLAIN
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, CorruptFile, TrustError
+from abcd.journal.lean import (
+    MAX_DEPTH,
+    project_file_problem,
+    project_file_too_deep,
+    readable,
+)
 from abcd.recall.bm25f import Doc
 from abcd.repo import PROJECT_MEMORY, PROJECT_MEMORY_REL, PROJECT_PAGES, PROJECT_PAGES_REL
-from abcd.shapes import is_one_line, project_note_problem
+from abcd.shapes import is_one_line, project_note_problem, project_version_problem
 from abcd.trust.guarded import (
     CHECKOUT_WRITABLE,
     HOME_WRITABLE,
@@ -200,12 +207,6 @@ class Problem:
 # --- project notes -------------------------------------------------------------
 
 
-def _str_list(value: object) -> tuple[str, ...] | None:
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    return None
-
-
 def _note_fields(item: Item, cache: ParsedFiles) -> tuple[Any, ...]:
     """A project note as kept: its body set apart (read when asked for), its signature kept."""
     body = cache.apart(item.body)
@@ -321,39 +322,42 @@ def _parse_project_notes(checkout: Checkout) -> list[Item]:
     data = checkout.read(PROJECT_MEMORY, VIEW_MAX_BYTES)
     if data is None:
         return []
-    name = checkout.shown(PROJECT_MEMORY)
+    return parse_project_file(data, checkout.shown(PROJECT_MEMORY))
+
+
+def parse_project_file(data: bytes, name: str) -> list[Item]:
+    """The notes of a project file's bytes; `CorruptFile` naming `name` (the file as shown)
+    when `abcd.notes.project.decode_project_file` would refuse them: one verdict, whichever
+    reader (`abcd.journal.lean` holds the two to the same fields, a test to the same answer)."""
     try:
-        doc: Any = fastjson.loads(data)
+        doc: Any = fastjson.loads_strict(data)
     except ValueError as err:
         raise CorruptFile(name, f"not JSON ({err})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("notes", []), list):
-        raise CorruptFile(name, "not a memory file (expected an object with a `notes` list)")
-    version = doc.get("schema_version")
-    if not isinstance(version, int) or version > VIEW_SCHEMA_PLAIN:
-        raise CorruptFile(name, f"schema_version {version!r} is not one this abcd reads")
+    problem = project_file_problem(doc) or project_version_problem(
+        doc["schema_version"], VIEW_SCHEMA_PLAIN
+    )
+    if problem is not None:
+        raise CorruptFile(name, problem)
+    if project_file_too_deep(doc):  # as the commands' `too_deep` counts it, without its walk
+        raise CorruptFile(name, f"nested more than {MAX_DEPTH} deep")
+    # Its text would fail where it is hashed or printed. Asked after the depth: it walks it all.
+    if not readable(data, doc):
+        raise CorruptFile(name, "holds an escaped lone surrogate (\\ud800 to \\udfff alone)")
     items = []
     seen: dict[str, int] = {}
-    for index, note in enumerate(doc.get("notes", [])):
-        where = f"notes[{index}]"
-        if not isinstance(note, dict):
-            raise CorruptFile(name, f"{where} is not an object")
-        fields = [note.get(k) for k in ("id", "title", "body")]
-        recall = _str_list(note.get("recall"))
-        if not all(isinstance(f, str) for f in fields) or recall is None:
-            raise CorruptFile(name, f"{where} needs string id, title, body and a recall list")
-        problem = project_note_problem(str(fields[0]), str(fields[1]), index, seen)
+    for index, note in enumerate(doc.get("notes", ())):
+        problem = project_note_problem(note["id"], note["title"], index, seen)
         if problem is not None:
-            raise CorruptFile(name, f"{where}.{problem}")
-        written_at = note.get("written_at")
+            raise CorruptFile(name, f"notes[{index}].{problem}")
         items.append(
             Item(
                 kind="note",
                 layer="project",
-                name=str(fields[0]),
-                title=str(fields[1]),
-                body=str(fields[2]),
-                recall=recall,
-                recency=written_at if isinstance(written_at, str) else "",
+                name=note["id"],
+                title=note["title"],
+                body=note["body"],
+                recall=tuple(note["recall"]),
+                recency=note.get("written_at") or "",
             )
         )
     return items

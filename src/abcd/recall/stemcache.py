@@ -81,12 +81,13 @@ if TYPE_CHECKING:
     from abcd.recall.terms import Term
     from abcd.trust.guarded import Home
 
-# 10: no project note kept whose id is not a note id or whose title is not one line; 9: the
+# 11: no project note kept from a file the commands refuse (a field of another type, a lone
+# surrogate, a NaN); 10: no project note kept whose id is not a note id or whose title is not one line; 9: the
 # parsed files a file of two checked pieces, the bodies apart and read when one is asked
 # for; 8: the reach's table a file of checked pieces, each shelf read when a prompt's stem is on it;
 # 7: the reach's columns on 1,024 shelves; 6: the reach kept as a table of columns (5: a page's
 # recency from its frontmatter)
-FORMAT = 10
+FORMAT = 11
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024
 # A file modified this close to its read may change again within one timestamp tick (a coarse

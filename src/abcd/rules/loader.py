@@ -136,6 +136,14 @@ class LayerStatus(Value):
         _set(self, "status", status)
 
 
+def kill_switch(files: Sequence[str]) -> str:
+    """The kill switch, named with the file(s) that set it: the diagnostic's line, and the
+    hook's on every prompt it silences."""
+    return (
+        f'kill switch: "disabled": true in {", ".join(files)}; rules, notes and pages are silenced'
+    )
+
+
 class RuleSet(Value):
     """The merged rules, the kill switch, and everything said about them, as values."""
 
