@@ -44,20 +44,26 @@ ANY = st.one_of(
 )
 
 
-def _good(draw: st.DrawFn, check: Any) -> Any:
-    """A value the field's check admits, as an honest writer would give it."""
+def good_value(draw: st.DrawFn, check: Any) -> Any:
+    """A value one of `lean`'s plain checks (text, text or null, int, words) admits, as an
+    honest writer would give it; the journal's and the project file's property tests share it."""
     if check is lean.is_text:
         return draw(st.text(max_size=8))
     if check is lean._text_or_none:
         return draw(st.one_of(st.none(), st.text(max_size=8)))
     if check is lean.is_int:
         return draw(st.integers(-5, 5))
-    if check is lean._words:
-        return draw(st.lists(st.text(max_size=4), max_size=3))
+    assert check is lean._words, check
+    return draw(st.lists(st.text(max_size=4), max_size=3))
+
+
+def _good(draw: st.DrawFn, check: Any) -> Any:
+    """A value the field's check admits, as an honest writer would give it."""
     if check is lean._origin:
         return draw(st.sampled_from(lean.ORIGINS))
-    assert check is lean._note
-    return _fields(draw, lean.NOTE, lean.NOTE_STAMPS)
+    if check is lean._note:
+        return _fields(draw, lean.NOTE, lean.NOTE_STAMPS)
+    return good_value(draw, check)
 
 
 def _fields(draw: st.DrawFn, required: lean.Fields, optional: lean.Fields) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from abcd.errors import CorruptFile
 from abcd.journal import lean
 from abcd.notes.project import ProjectFile, ProjectNote, decode_project_file
 from abcd.recall.items import parse_project_file
+from tests.journal.test_lean import good_value
 
 
 def test_every_field_of_the_project_structs_is_in_the_table() -> None:
@@ -50,16 +51,9 @@ ANY = st.one_of(
 
 def _good(draw: st.DrawFn, check: Any) -> Any:
     """A value the field's check admits, as an honest writer gives it."""
-    if check is lean.is_text:
-        return draw(st.text(max_size=6))
-    if check is lean._text_or_none:
-        return draw(st.one_of(st.none(), st.text(max_size=6)))
-    if check is lean.is_int:
-        return draw(st.integers(-2, 3))
     if check is lean._any_in_note:  # read as any value: what promotion writes, or anything
         return draw(st.one_of(st.integers(0, 3), st.text(max_size=6), ANY))
-    assert check is lean._words
-    return draw(st.lists(st.text(max_size=4), max_size=2))
+    return good_value(draw, check)
 
 
 def _note(draw: st.DrawFn, index: int) -> dict[str, Any]:
