@@ -276,3 +276,29 @@ def test_a_write_the_disk_refuses_leaves_no_empty_segment_and_no_intent(
     monkeypatch.undo()
     append(added(note_id(3)), added(note_id(4)))
     assert [n.id for n in store.load_view().notes] == [note_id(3), note_id(4)]
+
+
+def test_an_intent_inside_what_the_head_line_witnesses_cuts_nothing(
+    repo: Path, abcd: Run, abcd_home: Path
+) -> None:
+    """A `.pending` edited or damaged to name a batch from the journal's first byte was taken as
+    a dead writer's batch: the next add cut three acknowledged notes out of the journal (kept in
+    `recovered/`) and then failed on its own head line. No writer's batch starts there: a head
+    line is written only once a batch is whole and its intent gone."""
+    ids = []
+    for title in ("One", "Two", "Three"):
+        done = abcd("memory", "add", "--title", title, "--recall", "x", "--by", BY, stdin="b")
+        assert done.code == 0, done.err
+        ids.append(done.out.strip())
+    (abcd_home / "journal" / ".pending").write_text(f"1 0 99999 {'0' * 64}\n")
+    os.chmod(abcd_home / "journal" / ".pending", 0o600)
+
+    four = abcd("memory", "add", "--title", "Four", "--recall", "x", "--by", BY, stdin="c")
+
+    assert four.code == 0, four.err
+    assert "nothing was cut; it is cleared" in four.err
+    listed = json.loads(abcd("memory", "list", "--json").out)["notes"]
+    assert [n["id"] for n in listed] == [*ids, four.out.strip()]
+    assert not (abcd_home / "recovered").exists()
+    assert not (abcd_home / "journal" / ".pending").exists()
+    assert abcd("journal", "verify").code == 0

@@ -559,6 +559,10 @@ def repair_pending(segs: Segments) -> bool:
         segs.stop = None
         return False
     number, start, end, last = pending
+    if _witnessed_past(segs, number, start):
+        _clear_pending(segs)
+        segs.stop = None  # read to where the journal ends, as with no intent
+        return False
     opened = segs.open(number, os.O_RDWR)
     if opened is None:
         _clear_pending(segs)
@@ -582,6 +586,28 @@ def repair_pending(segs: Segments) -> bool:
     if segs.dfd is not None:
         os.fsync(segs.dfd)
     return not whole
+
+
+def _witnessed_past(segs: Segments, number: int, start: int) -> bool:
+    """Whether an intent's batch would start inside what the head line witnesses, said on
+    stderr when it would: no writer's batch, since a writer writes the head line only once its
+    batch is whole and its intent gone (and every abcd that writes a head line knows the
+    intent). A `.pending` edited or damaged so was taken as one, and the acknowledged lines
+    after its start were cut out of the journal."""
+    head = read_head(segs.home)
+    if head is None:
+        return False
+    segment, end, seq, last = head.checkpoint
+    if (number, start) >= (segment, end) or not segs.holds(segment, end, last):
+        return False
+    shown = segs.home.shown(f"{JOURNAL_DIR}/{PENDING_NAME}")
+    print(
+        f"abcd: {shown} named a batch from byte {start} of {segment_rel(number)}, inside what "
+        f"{HEAD_FILE} witnesses (to seq {seq}): no writer's batch, so nothing was cut; it is "
+        "cleared",
+        file=sys.stderr,
+    )
+    return True
 
 
 # Where what is cut from the journal is kept (`journal recover`, an unfinished batch).
