@@ -29,7 +29,8 @@ def file_of(*notes: ProjectNote) -> bytes:
     """A project file holding `notes`, as promotion writes one."""
     text = ProjectText.new()
     return encode_project_file(
-        ProjectText(text.keys, text.notes_at, tuple((n.id, written_note(n)) for n in notes))
+        ProjectText(text.keys, text.notes_at, tuple((n.id, written_note(n)) for n in notes)),
+        PROJECT,
     )
 
 
@@ -157,7 +158,9 @@ def test_a_side_that_is_not_a_project_file_is_named_and_nothing_is_written(
     assert bad.err.startswith(f"abcd: {theirs}: not a memory file") and bad.err.count("\n") == 1
     assert ours.read_bytes() == before
 
-    theirs.write_bytes(file_of(note, note))
+    twice = json.loads(file_of(note))
+    twice["notes"] *= 2  # by hand: abcd never writes a file its readers refuse
+    theirs.write_text(json.dumps(twice))
     bad = abcd("memory", "merge", str(base), str(ours), str(theirs))
     assert bad.code == 1 and f"notes[1].id {note.id} is notes[0]'s too" in bad.err
     assert ours.read_bytes() == before
@@ -317,3 +320,46 @@ def test_a_key_this_abcd_does_not_know_changed_on_both_sides_is_a_conflict(
     assert "2 note(s) or key(s) changed on both sides" in done.err
     kept = json.loads(ours.read_text())
     assert kept["team"] == "y" and kept["notes"] == [{**NOTE, "promoted_by": "ann"}]
+
+
+def test_a_number_no_reader_reads_as_a_value_in_an_unknown_key_is_merged_as_written(
+    abcd: Run, tmp_path: Path
+) -> None:
+    """`1e999` or an int past 4,300 digits, in a key the readers pass over: the hook and `list`
+    read the file, and the merge died with msgspec's traceback comparing the notes."""
+    huge = "1" + "0" * 4400
+    one = '{"id":"mem-0000000000000001","title":"t1","body":"b","recall":["w"],"x":1e999}'
+    two = '{"id":"mem-0000000000000002","title":"t2","body":"b","recall":["w"]}'
+    three = '{"id":"mem-0000000000000003","title":"t3","body":"b","recall":["w"]}'
+    base, ours, theirs = tmp_path / "base", tmp_path / "ours", tmp_path / "theirs"
+    base.write_text(f'{{"schema_version":1,"k":{huge},"notes":[{one}]}}')
+    ours.write_text(f'{{"schema_version":1,"k":{huge},"notes":[{one},{two}]}}')
+    theirs.write_text(f'{{"schema_version":1,"k":{huge},"notes":[{one},{three}]}}')
+
+    done = abcd("memory", "merge", str(base), str(ours), str(theirs))
+
+    assert done.code == 0 and "Traceback" not in done.err, done.err
+    merged = ours.read_text()
+    assert '"x": 1e999' in merged and huge in merged
+    assert merged.count('"id": "mem-000000000000000') == 3
+
+
+def test_a_merge_that_would_write_a_file_no_reader_reads_writes_nothing(
+    abcd: Run, tmp_path: Path
+) -> None:
+    """A compact value the layout indents one item a line grew past the readers' bound: the
+    merge said "merged" and wrote 75 MB that every reader, the hook included, then refused."""
+    deep = "[" * 57 + ",".join(["0"] * 600_000) + "]" * 57
+    one = f'{{"id":"mem-0000000000000001","title":"t1","body":"b","recall":["w"],"x":{deep}}}'
+    two = '{"id":"mem-0000000000000002","title":"t2","body":"b","recall":["w"]}'
+    base, ours, theirs = tmp_path / "base", tmp_path / "ours", tmp_path / "theirs"
+    base.write_text(f'{{"schema_version":1,"notes":[{one}]}}')
+    ours.write_text(f'{{"schema_version":1,"notes":[{one}]}}')
+    theirs.write_text(f'{{"schema_version":1,"notes":[{one},{two}]}}')
+    before = ours.read_bytes()
+
+    done = abcd("memory", "merge", str(base), str(ours), str(theirs))
+
+    assert done.code == 1 and done.err.count("\n") == 1, done.err
+    assert "past the 67108864 every reader reads: nothing was written" in done.err
+    assert ours.read_bytes() == before

@@ -95,3 +95,28 @@ def test_a_promotion_is_refused_before_asking_when_a_stamp_holds_a_private_name(
     assert "acmewidgets" not in line.lower()
     assert not (repo / PROJECT).exists()
     assert len(audit(abcd)) == events
+
+
+def test_a_promotion_into_a_file_with_a_number_no_reader_reads_as_a_value_keeps_it(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    """After the person's yes, promotion died with msgspec's traceback on `1e999` in a key the
+    readers pass over; and a file its layout would grow past the readers' bound is refused,
+    nothing written, no event."""
+    (repo / ".abcd").mkdir()
+    hand = json.dumps(HAND)[:-1] + ', "x": 1e999}'
+    (repo / PROJECT).write_text(f'{{"schema_version": 1, "notes": [{hand}]}}')
+    note_id = add(abcd, "Lint before push", recall=("lint", "format"), by="person")
+    code, out = at_a_terminal(["memory", "promote", note_id], "yes", repo)
+    assert code == 0 and "Traceback" not in out, out
+    assert '"x": 1e999' in (repo / PROJECT).read_text()
+
+    deep = "[" * 57 + ",".join(["0"] * 600_000) + "]" * 57
+    grows = json.dumps(HAND)[:-1] + f', "x": {deep}}}'
+    (repo / PROJECT).write_text(f'{{"schema_version": 1, "notes": [{grows}]}}')
+    before = (repo / PROJECT).read_bytes()
+    other = add(abcd, "Format before push", recall=("format", "black"), by="person")
+    code, out = at_a_terminal(["memory", "promote", other], "yes", repo)
+    assert code == 1 and "every reader reads: nothing was written" in out, out
+    assert (repo / PROJECT).read_bytes() == before
+    assert [r["type"] for r in audit(abcd)].count("note.promoted") == 1  # the first only

@@ -187,7 +187,7 @@ def merge_files(base: str, ours: str, theirs: str) -> tuple[Merge, bool]:
     except OSError as err:
         raise StorageError(f"{shown(folder)}: cannot open: {err.strerror}") from err
     try:
-        write_atomic(dfd, encode_project_file(merge.text), name, target)
+        write_atomic(dfd, encode_project_file(merge.text, name), name, target)
     finally:
         os.close(dfd)
     return merge, True

@@ -34,6 +34,7 @@ from abcd.notes.project import (
     ProjectNote,
     ProjectText,
     Written,
+    decode_project_file,
     decode_project_text,
     read_project_notes,
 )
@@ -92,9 +93,8 @@ def promote_note(
             ProjectText.new() if before[0] is None else decode_project_text(before[0], shown(path))
         )
         added = (note.id, written_note(project_note(note)))
-        write_atomic(
-            dfd[0], encode_project_file(replace(text, notes=(*text.notes, added))), shown(path)
-        )
+        data = encode_project_file(replace(text, notes=(*text.notes, added)), shown(path))
+        write_atomic(dfd[0], data, shown(path))
         return [
             NotePromoted(
                 id=note.id,
@@ -175,16 +175,34 @@ def written_note(note: ProjectNote) -> Written:
     return Written.of(msgspec.json.encode(fields))
 
 
-def encode_project_file(text: ProjectText) -> bytes:
+def encode_project_file(text: ProjectText, name: str) -> bytes:
     """The project file's bytes: indented, one key a line, so a reviewer reads the diff. Every
     key and note is written as the file held it (`ProjectText`): a note this write does not
-    change comes out as it went in, once in this layout."""
+    change comes out as it went in, once in this layout.
+
+    `Refused` (nothing written) when its readers would refuse what it wrote: the layout can
+    grow a file many times (a deep array written compact is one line, indented is one a
+    value), past the bound every reader keeps, and all the project's notes would stop being
+    recalled. `name` is the file as shown."""
     keys = [(key, msgspec.Raw(value.raw)) for key, value in text.keys]
     keys.insert(
         text.notes_at, ("notes", msgspec.Raw(b"[%s]" % b",".join(n.raw for _, n in text.notes)))
     )
     raw = msgspec.json.encode(dict(keys))
-    return msgspec.json.format(raw, indent=2) + b"\n"
+    data = msgspec.json.format(raw, indent=2) + b"\n"
+    if len(data) > VIEW_MAX_BYTES:
+        raise Refused(
+            "too large",
+            message=f"refused: {name} would be {len(data)} bytes written in its layout, past the "
+            f"{VIEW_MAX_BYTES} every reader reads: nothing was written",
+        )
+    try:
+        decode_project_file(data, name)
+    except CorruptFile as err:
+        raise Refused(
+            "unreadable", message=f"refused: {err}, as it would be written: nothing was written"
+        ) from None
+    return data
 
 
 def _read_raw(dfd: int, name: str) -> bytes | None:
