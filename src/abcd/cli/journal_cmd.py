@@ -175,9 +175,8 @@ def audit(
     if note is not None and not rows and broken is None:
         from abcd.notes import desk
 
-        desk.story(
-            note, find_repo()
-        )  # an id no layer and no event knows is refused, as `show` does
+        # An id no layer and no event knows is refused, as `show` refuses it.
+        desk.story(note, find_repo())
     if json:
         out: dict[str, Any] = {"events": rows}
         if broken is not None:
