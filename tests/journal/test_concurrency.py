@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -132,3 +133,66 @@ def test_the_session_start_hook_never_waits_on_a_held_lock(abcd_home: Path) -> N
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=60)
+
+
+def add_command(title: str, folder: Path) -> subprocess.Popen[str]:
+    """`abcd memory add` as a person runs it, in a process of its own."""
+    body = folder / "body.txt"
+    body.write_text("What it says.", encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=SRC)
+    with body.open("rb") as stdin:
+        return subprocess.Popen(
+            [sys.executable, "-m", "abcd", "memory", "add", "--title", title, "--recall",
+             "lockwait", "--by", "person"],
+            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+
+
+def test_a_writer_waiting_on_a_held_lock_says_so_and_who_holds_it(
+    abcd_home: Path, tmp_path: Path
+) -> None:
+    """A writer behind a stopped one waited without a word: the person saw a command hang."""
+    append(added(note_id(1)))
+    holder = hold_the_lock()
+    writer = add_command("the note that waited", tmp_path)
+    try:
+        time.sleep(store.LOCK_NOTICE_SECONDS + 2.0)
+        assert writer.poll() is None, "the writer did not wait for the lock's holder"
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    out, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0, err
+    assert out.strip() == [n.id for n in store.load_view().notes][-1]
+    waited = [line for line in err.splitlines() if "waiting for the journal lock" in line]
+    assert len(waited) == 1, err  # said once, not once a second
+    assert f"which process {holder.pid} holds" in waited[0]
+    assert "journal/.lock" in waited[0]
+    assert [n.title for n in store.load_view().notes][-1] == "the note that waited"
+
+
+def test_a_writer_stopped_while_it_waits_for_the_lock_writes_nothing(
+    abcd_home: Path, tmp_path: Path
+) -> None:
+    """Ctrl-C at the notice is what the notice offers: the command ends and nothing is written."""
+    append(added(note_id(1)))
+    holder = hold_the_lock()
+    writer = add_command("the note never written", tmp_path)
+    try:
+        assert writer.stderr is not None
+        ready, _, _ = select.select([writer.stderr], [], [], 30)
+        assert ready, "the writer said nothing while it waited"
+        line = writer.stderr.readline()  # the notice, once the writer has waited its second
+        assert "waiting for the journal lock" in line
+        writer.send_signal(signal.SIGINT)
+        writer.wait(timeout=60)
+        assert writer.returncode != 0
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    with Home.open(abcd_home) as home:  # type: ignore[union-attr]
+        report = verify(home)
+    assert report.ok and report.events == 1
+    assert all(n.title != "the note never written" for n in store.load_view().notes)

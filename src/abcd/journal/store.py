@@ -418,24 +418,93 @@ def journal_lock(segs: Segments, *, wait: bool = True) -> Iterator[None]:
     import portalocker  # imported here: only writers pay for it
 
     assert segs.dfd is not None
-    flags = portalocker.LOCK_EX if wait else portalocker.LOCK_EX | portalocker.LOCK_NB
+    rel = f"{JOURNAL_DIR}/{LOCK_NAME}"
     # Every check a home file gets (a link or a FIFO in its place is refused by name).
-    opened = segs.home.open_in(
-        segs.dfd, LOCK_NAME, f"{JOURNAL_DIR}/{LOCK_NAME}", os.O_RDWR | os.O_CREAT | os.O_NONBLOCK
-    )
+    opened = segs.home.open_in(segs.dfd, LOCK_NAME, rel, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK)
     assert opened is not None  # O_CREAT
     held = [opened[0]]
     try:
         held.append(os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=segs.dfd))
         for fd in held:  # always in this order: two writers never wait on each other's second
-            try:
-                portalocker.lock(fd, flags)  # the descriptor itself: no file object
+            try:  # the descriptor itself: no file object
+                portalocker.lock(fd, portalocker.LOCK_EX | portalocker.LOCK_NB)
+                continue
             except portalocker.AlreadyLocked:
-                raise LockHeld() from None
+                if not wait:
+                    raise LockHeld() from None
+            with _said_after(LOCK_NOTICE_SECONDS, _Waiting(segs.home.shown(rel), fd)):
+                portalocker.lock(fd, portalocker.LOCK_EX)
         yield
     finally:
         for fd in held:
             os.close(fd)  # closing a descriptor releases its lock
+
+
+# How long a writer waits on another's journal lock before it says so on stderr.
+LOCK_NOTICE_SECONDS = 1.0
+
+
+@contextmanager
+def _said_after(seconds: float, say: Callable[[], str]) -> Iterator[None]:
+    """Write `say()` on stderr once if the block runs past `seconds`: a timer signal, so a
+    blocked `flock` is interrupted, says it, and is taken up again (PEP 475). Outside the
+    main thread (the desk's server) no signal can be set, and the block runs without a word."""
+    import signal
+
+    def notice(signum: int, frame: object) -> None:
+        try:
+            os.write(2, say().encode("utf-8", "backslashreplace"))
+        except OSError:
+            pass  # no stderr to say it on: the wait goes on
+
+    try:
+        before = signal.signal(signal.SIGALRM, notice)
+    except ValueError:  # not the main thread
+        before = None
+    if before is None:
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+
+
+@dataclass(frozen=True)
+class _Waiting:
+    """What a writer says while another process holds the journal lock on `fd`'s file."""
+
+    shown: str
+    fd: int
+
+    def __call__(self) -> str:
+        holder = _lock_holder(self.fd)
+        by = f"process {holder}" if holder is not None else "another process"
+        return (
+            f"abcd: waiting for the journal lock ({self.shown}), which {by} holds; this write "
+            "goes on when it is free (Ctrl-C stops it, writing nothing)\n"
+        )
+
+
+def _lock_holder(fd: int) -> int | None:
+    """The process holding a `flock` on `fd`'s file, from Linux's `/proc/locks`; else `None`."""
+    try:
+        st = os.fstat(fd)
+        with open("/proc/locks", encoding="ascii", errors="replace") as table:
+            lines = table.read().splitlines()
+    except OSError:
+        return None
+    # `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234567 0 EOF`: the device's major and minor in hex.
+    file = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in lines:
+        parts = line.split()  # a waiter's line (`1: -> FLOCK ...`) has `->` where FLOCK stands
+        if len(parts) >= 6 and parts[1:2] == ["FLOCK"] and parts[5] == file and parts[4].isdigit():
+            pid = int(parts[4])
+            if 0 < pid != os.getpid():
+                return pid
+    return None
 
 
 def repair_torn_tail(segs: Segments) -> bool:
