@@ -21,6 +21,7 @@ from abcd.journal.envelope import line_hash
 from abcd.journal.events import Event
 from abcd.trust import Home
 from tests.conftest import BY, Run
+from tests.hook.conftest import Host
 
 from .helpers import added, append, append_adds, note_id, segment
 
@@ -292,6 +293,13 @@ def test_an_intent_inside_what_the_head_line_witnesses_cuts_nothing(
         ids.append(done.out.strip())
     (abcd_home / "journal" / ".pending").write_text(f"1 0 99999 {'0' * 64}\n")
     os.chmod(abcd_home / "journal" / ".pending", 0o600)
+    # Readers hold nothing back for it either: before the next write, every note is listed.
+    listed = json.loads(abcd("memory", "list", "--json").out)["notes"]
+    assert [n["id"] for n in listed] == ids
+    host = Host(abcd, repo)
+    host.start("s-intent")
+    sent = json.dumps(host.prompt("x", session="s-intent"))
+    assert all(title in sent for title in ("One", "Two", "Three"))
 
     four = abcd("memory", "add", "--title", "Four", "--recall", "x", "--by", BY, stdin="c")
 

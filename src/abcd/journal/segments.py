@@ -104,7 +104,23 @@ class Segments:
         self._lines: dict[tuple[int, int], bytes] | None = None
         pending = self.pending()
         if pending is not None:
-            self.stop = (pending[0], pending[1])
+            self.stop = self._batch_start(pending)
+
+    def _batch_start(self, pending: tuple[int, int, int, str]) -> tuple[int, int] | None:
+        """Where readers stop for an intent: its batch's start, unless that lies inside what the
+        head line witnesses while the journal still holds the witness. No writer's batch starts
+        there (a writer writes the head line only once its batch is whole and its intent gone),
+        so such a `.pending` (edited, or damaged) holds nothing back; the next writer clears it.
+        Read only when an intent exists, which is almost never."""
+        from abcd.journal.head import read_head
+
+        at = (pending[0], pending[1])
+        head = read_head(self.home)
+        if head is not None:
+            segment, end, _seq, last = head.checkpoint
+            if at < (segment, end) and self.holds(segment, end, last):
+                return None
+        return at
 
     def pending(self) -> tuple[int, int, int, str] | None:
         """The intent of a batch not yet complete: (segment, start, end, hash of its last line)."""
@@ -141,7 +157,7 @@ class Segments:
         pending = self.pending()
         self.intent = intent
         if pending is not None:
-            self.stop = (pending[0], pending[1])
+            self.stop = self._batch_start(pending)
         return self.stop
 
     def __enter__(self) -> Segments:
