@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from abcd.journal import store
@@ -72,15 +74,22 @@ with Home.open() as home, Segments(home, create=True) as segs, store.journal_loc
 """
 
 
-def hold_the_lock() -> subprocess.Popen[str]:
-    """A real process holding the journal lock (a writer mid-append, or one stopped there)."""
+@contextmanager
+def lock_held() -> Iterator[subprocess.Popen[str]]:
+    """A real process holding the journal lock (a writer mid-append, or one stopped there)
+    for the block; it lets go when the block ends, however it ends."""
     env = dict(os.environ, PYTHONPATH=SRC)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         env=env,
     )  # fmt: skip
-    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-    return holder
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        yield holder
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
 
 
 def test_a_lock_file_deleted_while_a_writer_holds_it_lets_no_second_writer_in(
@@ -89,19 +98,14 @@ def test_a_lock_file_deleted_while_a_writer_holds_it_lets_no_second_writer_in(
     """`rm journal/.lock` (a person cleaning what looks stale) let the next writer lock a new
     file while the first still wrote: two lines took one seq, both acknowledged."""
     append(added(note_id(1)))
-    holder = hold_the_lock()
-    (abcd_home / "journal" / ".lock").unlink()
-    env = dict(os.environ, PYTHONPATH=SRC)
-    writer = subprocess.Popen(
-        [sys.executable, str(LOOP), "after", "1"], stdout=subprocess.PIPE, text=True, env=env
-    )
-    try:
+    with lock_held():
+        (abcd_home / "journal" / ".lock").unlink()
+        env = dict(os.environ, PYTHONPATH=SRC)
+        writer = subprocess.Popen(
+            [sys.executable, str(LOOP), "after", "1"], stdout=subprocess.PIPE, text=True, env=env
+        )
         time.sleep(2.0)
         assert writer.poll() is None, "the writer did not wait for the lock's holder"
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=60)
     out, _ = writer.communicate(timeout=60)
     assert writer.returncode == 0 and len(out.split()) == 1
     with Home.open(abcd_home) as home:  # type: ignore[union-attr]
@@ -115,8 +119,7 @@ def test_the_session_start_hook_never_waits_on_a_held_lock(abcd_home: Path) -> N
     held it; a hook never blocks."""
     append(added(note_id(1)))
     (abcd_home / "memory.idx").unlink(missing_ok=True)
-    holder = hold_the_lock()
-    try:
+    with lock_held():
         env = dict(os.environ, PYTHONPATH=SRC)
         payload = '{"session_id": "s-lock", "cwd": "/", "source": "startup"}'
         began = time.monotonic()
@@ -129,10 +132,6 @@ def test_the_session_start_hook_never_waits_on_a_held_lock(abcd_home: Path) -> N
         assert (
             "recall index not rebuilt: another abcd process holds the journal lock" in done.stderr
         )
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=60)
 
 
 def add_command(title: str, folder: Path) -> subprocess.Popen[str]:
@@ -153,15 +152,10 @@ def test_a_writer_waiting_on_a_held_lock_says_so_and_who_holds_it(
 ) -> None:
     """A writer behind a stopped one waited without a word: the person saw a command hang."""
     append(added(note_id(1)))
-    holder = hold_the_lock()
-    writer = add_command("the note that waited", tmp_path)
-    try:
+    with lock_held() as holder:
+        writer = add_command("the note that waited", tmp_path)
         time.sleep(store.LOCK_NOTICE_SECONDS + 2.0)
         assert writer.poll() is None, "the writer did not wait for the lock's holder"
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=60)
     out, err = writer.communicate(timeout=60)
     assert writer.returncode == 0, err
     assert out.strip() == [n.id for n in store.load_view().notes][-1]
@@ -177,9 +171,8 @@ def test_a_writer_stopped_while_it_waits_for_the_lock_writes_nothing(
 ) -> None:
     """Ctrl-C at the notice is what the notice offers: the command ends and nothing is written."""
     append(added(note_id(1)))
-    holder = hold_the_lock()
-    writer = add_command("the note never written", tmp_path)
-    try:
+    with lock_held():
+        writer = add_command("the note never written", tmp_path)
         assert writer.stderr is not None
         ready, _, _ = select.select([writer.stderr], [], [], 30)
         assert ready, "the writer said nothing while it waited"
@@ -188,10 +181,6 @@ def test_a_writer_stopped_while_it_waits_for_the_lock_writes_nothing(
         writer.send_signal(signal.SIGINT)
         writer.wait(timeout=60)
         assert writer.returncode != 0
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=60)
     with Home.open(abcd_home) as home:  # type: ignore[union-attr]
         report = verify(home)
     assert report.ok and report.events == 1
