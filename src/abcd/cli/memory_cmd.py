@@ -544,6 +544,11 @@ def revise(
     elif title is None and recall is None:  # nothing else to revise: the body, typed
         _typing_hint("the note's new body")
         body = sys.stdin.read()
+    if title is None and recall is None and not body:  # said before the note is looked up
+        raise Refused(
+            "nothing to revise",
+            message="refused: nothing to revise: give --title, --recall or a new body on stdin",
+        )
     warnings: list[str] = []
     note = desk.revise(
         note_id,
