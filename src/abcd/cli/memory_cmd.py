@@ -167,8 +167,9 @@ def add(
 
     \b
     Example:
-      abcd memory add --title "The tests need the race flag" --recall test \\
-          --recall race --by Claude:claude-opus-4-8 <<< "Run go test -race ./... first."
+      abcd memory add --title "The tests need the race flag" --recall test --recall race \\
+          --recall "data race" --recall flaky --by Claude:claude-opus-4-8 \\
+          <<< "Run go test -race ./... first."
     """
     repo = find_repo()
     written_by, stamp = _stamps(by, session, repo, person_allowed=True)
