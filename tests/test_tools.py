@@ -8,6 +8,7 @@ Each test runs the script in a copy of its own folder layout holding a tiny proj
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -121,6 +122,10 @@ def test_every_command_tools_try_echoes_runs_as_pasted(tmp_path: Path) -> None:
     lines = [line[2:] for line in shown.stdout.splitlines() if line.startswith("$ ")]
     assert lines[0].startswith("export ABCD_HOME=") and lines[1].startswith("cd ")
     assert all(line.startswith("abcd ") for line in lines[2:]) and len(lines) > 8
+    # The hook sent the note whole (7% used, from the status line); the diagnostic that says
+    # why shows the same form, not the unknown fill's one line.
+    assert "\n### mem-" in shown.stdout
+    assert re.search(r"\n  #1  mem-[0-9]{16}  score [0-9.]+  full\n", shown.stdout), shown.stdout
 
     project = tmp_path / "project"
     project.mkdir()

@@ -59,6 +59,12 @@ def test_journal_audit_shows_a_titles_control_characters_escaped(abcd: Run, note
     assert_shown_escaped(result.out)
 
 
+def test_journal_replay_shows_a_titles_control_characters_escaped(abcd: Run, noted: Path) -> None:
+    result = abcd("journal", "replay", "--as-of", "1")
+    assert result.code == 0, result.err
+    assert ESC not in result.out and "Clear\\x1b[2J the screen" in result.out
+
+
 def test_rules_prompt_shows_the_notes_text_escaped(abcd: Run, noted: Path) -> None:
     result = abcd("rules", "--prompt", "how do we deploy", "--fill", "10")
     assert result.code == 0, result.err

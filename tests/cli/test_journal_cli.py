@@ -118,7 +118,7 @@ def test_audit_refuses_a_note_id_that_is_none_as_memory_show_does(abcd: Run) -> 
     shown = abcd("memory", "show", "mem-26120215")
     assert (audited.code, audited.out, audited.err) == (shown.code, shown.out, shown.err)
     assert audited.code == 1
-    assert audited.err == "abcd: refused: id is not a note id (mem- and 16 digits)\n"
+    assert audited.err == "abcd: refused: id 'mem-26120215' is not a note id (mem- and 16 digits)\n"
     # A well-formed id no event and no layer knows (one digit off): refused too, as `show` does.
     for args in ((), ("--json",)):
         audited = abcd("journal", "audit", "--note", "mem-0000000000000001", *args)

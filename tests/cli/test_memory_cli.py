@@ -466,3 +466,13 @@ def test_bytes_that_are_not_utf8_are_refused_by_field_in_one_line(
         assert done.returncode == 1
         assert done.stderr.decode() == f"abcd: refused: {field} is not UTF-8 text\n"
     assert not abcd_home.exists()
+
+
+def test_a_mistyped_id_is_named_in_the_refusal_cut_short_when_long(abcd: Run, repo: Path) -> None:
+    """`refused: id is not a note id` alone left the person to guess which word was read as the id."""
+    add(abcd)
+    removed = abcd("memory", "remove", "mem-261203")
+    assert (removed.code, removed.out) == (1, "")
+    assert removed.err == "abcd: refused: id 'mem-261203' is not a note id (mem- and 16 digits)\n"
+    long = abcd("memory", "show", "x" * 100)
+    assert long.err == f"abcd: refused: id '{'x' * 40}...' is not a note id (mem- and 16 digits)\n"

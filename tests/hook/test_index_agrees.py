@@ -375,6 +375,8 @@ def test_an_index_changed_after_its_writer_is_not_read_the_view_serves_and_it_is
     env = host.prompt("deploy it", "s1")
     assert keys(env) == [note]
     assert "memory.idx changed since abcd wrote memory.json" in env["stderr"]
+    # What ends it: `journal verify` (the hint before) says "intact" of a copied home's index.
+    assert "until the next session start or `abcd journal rebuild` writes it again" in env["stderr"]
 
 
 def test_a_session_start_rebuilds_an_index_the_view_does_not_name(

@@ -171,7 +171,23 @@ def test_a_revision_the_gate_refuses_writes_nothing(abcd: Run, repo: Path) -> No
 def test_a_revision_that_changes_nothing_is_refused(abcd: Run, repo: Path) -> None:
     note_id = add(abcd)
     result = abcd("memory", "revise", note_id, "--by", "person", stdin="Run go test -race first.")
-    assert result.code == 1 and "nothing was written" in result.err
+    assert (result.code, result.err) == (
+        1,
+        f"abcd: refused: {note_id} already has this title, body and recall words; "
+        "nothing was written\n",
+    )
+    assert len(audit(abcd)) == 1
+
+
+def test_a_revision_given_nothing_says_what_to_give(abcd: Run, repo: Path) -> None:
+    """It said "the new text is mem-...'s own", as if a text had been given."""
+    note_id = add(abcd)
+    for typo in (note_id, "mem-0000000000000001"):  # said before the note is looked up
+        result = abcd("memory", "revise", typo, "--by", "person", stdin="")
+        assert (result.code, result.out) == (1, "")
+        assert result.err == (
+            "abcd: refused: nothing to revise: give --title, --recall or a new body on stdin\n"
+        )
     assert len(audit(abcd)) == 1
 
 

@@ -273,3 +273,21 @@ def test_removed_lists_what_is_removed_now_as_it_stood_newest_first_with_who_rem
     }
     late = abcd("memory", "removed", "--since", "tomorrow")
     assert late.code == 2 and "not a time" in late.err
+
+
+def test_a_removed_note_that_was_promoted_says_so_in_removed_and_before_a_restore(
+    abcd: Run, repo: Path
+) -> None:
+    """A promotion reviews the note as it stands; a restore said "not reviewed as it stood", and
+    `memory removed` left the promotion out, so a reviewer did not see it had been promoted."""
+    note_id = add(abcd)
+    code, out = at_a_terminal(["memory", "promote", note_id], "yes", repo)
+    assert code == 0, out
+    removed_by_agent(abcd, note_id)
+    (promoted,) = [r for r in audit(abcd) if r["type"] == "note.promoted"]
+    line = f"  promoted by person at {promoted['at']}: reviewed as it stood"
+    assert line in abcd("memory", "removed").out.splitlines()
+    assert line in abcd("memory", "show", note_id).out.splitlines()
+    code, out = restore(note_id, repo, "no")
+    assert code == 1 and line in out.splitlines(), out
+    assert "not reviewed as it stood" not in out

@@ -120,9 +120,9 @@ def restore_lines(removal: Removal) -> list[str]:
         "It is recalled again, with the stamps it had; the journal keeps the removal.",
         f"  written by {note.written_by} at {note.written_at}, {_session(note.session)}",
         *_revised(note),
-        f"  kept by {note.reviewed_by} at {note.reviewed_at}"
-        if note.reviewed
-        else "  not reviewed as it stood",
+        *([f"  kept by {note.reviewed_by} at {note.reviewed_at}"] if note.reviewed else []),
+        *(["  not reviewed as it stood"] if note.awaits_review else []),
+        *_promoted(note),
         *_text(note.title, note.body, note.recall, "  "),
     ]
     return [escaped(line, keep="\t") for line in lines]
@@ -149,11 +149,21 @@ def _as_removed(removal: Removal) -> list[str]:
         f"origin {note.origin}",
         *_revised(note),
         *([f"  kept by {note.reviewed_by} at {note.reviewed_at}"] if note.reviewed else []),
+        *_promoted(note),
         *_text(note.title, note.body, note.recall, "  ")[1:],
         f"  bring it back: abcd memory restore {note.id}"
         if removal.twin is None
         else f"  its text is live again as {removal.twin}: nothing to bring back",
     ]
+
+
+def _promoted(note: Note) -> list[str]:
+    """The promotion line of a removed note as it stood: a promotion as of its text reviewed it,
+    so a restore that said only "not reviewed" would hide that it was promoted."""
+    if not note.promoted_at:
+        return []
+    reviewed = "" if note.reviewed or note.awaits_review else ": reviewed as it stood"
+    return [f"  promoted by {note.promoted_by} at {note.promoted_at}{reviewed}"]
 
 
 def _revised(note: Note) -> list[str]:

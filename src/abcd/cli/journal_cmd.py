@@ -227,7 +227,8 @@ def replay(
         return
     print(f"as of seq {view.journal.seq}: {len(view.notes)} note(s)")
     for note in view.notes:
-        print(f"{note.id}  {note.written_at}  {note.written_by}  {note.title}")
+        line = f"{note.id}  {note.written_at}  {note.written_by}  {note.title}"
+        print(escaped(line, keep=""))  # a title's control characters, shown escaped
 
 
 @app.command()

@@ -167,8 +167,9 @@ def add(
 
     \b
     Example:
-      abcd memory add --title "The tests need the race flag" --recall test \\
-          --recall race --by Claude:claude-opus-4-8 <<< "Run go test -race ./... first."
+      abcd memory add --title "The tests need the race flag" --recall test --recall race \\
+          --recall "data race" --recall flaky --by Claude:claude-opus-4-8 \\
+          <<< "Run go test -race ./... first."
     """
     repo = find_repo()
     written_by, stamp = _stamps(by, session, repo, person_allowed=True)
@@ -544,6 +545,11 @@ def revise(
     elif title is None and recall is None:  # nothing else to revise: the body, typed
         _typing_hint("the note's new body")
         body = sys.stdin.read()
+    if title is None and recall is None and not body:  # said before the note is looked up
+        raise Refused(
+            "nothing to revise",
+            message="refused: nothing to revise: give --title, --recall or a new body on stdin",
+        )
     warnings: list[str] = []
     note = desk.revise(
         note_id,

@@ -287,7 +287,7 @@ def as_of_point(as_of: str) -> tuple[int | None, str | None]:
     except UsageError:
         raise UsageError(
             f"not a time nor a seq: {as_of!r} (a time is RFC 3339, e.g. 2026-11-29T12:00:00Z, "
-            "or a date; a seq is an event's number, 1 or more)"
+            "or a date; a seq is an event's number, or 0 for before the first)"
         ) from None
 
 

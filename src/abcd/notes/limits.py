@@ -142,6 +142,7 @@ def check_session(value: str | None, source: str) -> str | None:
 
 
 def check_note_id(value: str) -> str:
-    if not is_note_id(value):
-        raise _limit("id", "is not a note id (mem- and 16 digits)")
+    if not is_note_id(value):  # the id as given, so a typo is seen (cut short, and repr'd)
+        given = value if len(value) <= 40 else f"{value[:40]}..."
+        raise _limit("id", f"{given!r} is not a note id (mem- and 16 digits)")
     return value

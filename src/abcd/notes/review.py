@@ -94,7 +94,8 @@ def revise_note(
         if (draft.title, draft.body, draft.recall) == (note.title, note.body, note.recall):
             raise Refused(
                 "nothing to revise",
-                message=f"refused: the new text is {note_id}'s own; nothing was written",
+                message=f"refused: {note_id} already has this title, body and recall words; "
+                "nothing was written",
             )
         check_checkout(note, repo, "revise")
         refusal = judge_text(draft, repo)

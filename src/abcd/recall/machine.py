@@ -353,8 +353,8 @@ class IndexedNotes:
                     raise IndexUnusable("the view names no index")  # written before stamps
                 raise IndexChanged(
                     "memory.idx changed since abcd wrote memory.json beside it (or the view's "
-                    "stamp did); the notes are read from the journal's view instead "
-                    "(`abcd journal verify` compares both)"
+                    "stamp did, as a copied home's does); the notes are read from the view "
+                    "until the next session start or `abcd journal rebuild` writes it again"
                 )
             with Segments(home) as segs:
                 # Both caches are witnesses: the journal must still hold where each was folded to.
