@@ -99,6 +99,26 @@ def test_a_torn_hook_payload_is_named_and_exits_0(world: World) -> None:
     assert line.startswith("abcd memory: hook payload is not JSON (")
 
 
+def test_payload_fields_the_hook_cannot_use_are_named_in_one_line(world: World) -> None:
+    """`{"prompt": 5}` or a session id of another shape was taken as no prompt, or no session
+    (every item sent again on every prompt), and nothing was said."""
+    for fields, said in (
+        ({"prompt": 5}, "prompt is not text (int)"),
+        ({"session_id": "a:b"}, "session_id 'a:b' is not a session id"),
+        ({"cwd": "/tmp/\x00x"}, "cwd is not a path the system takes"),
+    ):
+        payload = {"session_id": "s-fields", "cwd": str(world.repo), "prompt": "deploy"}
+        payload.update(fields)
+        done = subprocess.run(
+            [sys.executable, "-m", "abcd", "hook", "prompt-router"],
+            input=json.dumps(payload).encode(), capture_output=True, cwd=world.repo, timeout=60,
+            check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, fields
+        lines = [ln for ln in done.stderr.decode().splitlines() if "hook payload:" in ln]
+        assert len(lines) == 1 and said in lines[0], (fields, done.stderr)
+
+
 def test_the_hook_with_stdout_or_stdin_closed_exits_0(world: World, tmp_path: Path) -> None:
     payload = tmp_path / "payload.json"
     payload.write_bytes(world.payload())

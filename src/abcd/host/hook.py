@@ -89,16 +89,31 @@ RESUMED_SOURCES = frozenset({"resume"})
 class Payload:
     """The fields of a hook payload this tool reads; anything else is ignored."""
 
-    __slots__ = ("cwd", "prompt", "session_id", "source", "transcript_path")
+    __slots__ = ("cwd", "problems", "prompt", "session_id", "source", "transcript_path")
 
     def __init__(self, raw: dict[str, Any]) -> None:
+        # What the payload gave that the hook cannot use, said in one line (`main`): the host
+        # never sends it, so a line means a host (or a tester) that does not send what abcd reads.
+        self.problems: list[str] = []
+
         def text(name: str) -> str | None:
             value = raw.get(name)
-            return value if isinstance(value, str) else None
+            if isinstance(value, str):
+                return value
+            if value is not None:
+                self.problems.append(f"{name} is not text ({type(value).__name__})")
+            return None
 
         sid = text("session_id")
         self.session_id = sid if sid and is_session_id(sid) else None
-        self.cwd = _usable_path(text("cwd")) or working_folder()
+        if sid and self.session_id is None:
+            self.problems.append(
+                f"session_id {sid[:40]!r} is not a session id, so nothing is once per session"
+            )
+        cwd = text("cwd")
+        self.cwd = _usable_path(cwd) or working_folder()
+        if cwd and self.cwd != cwd:
+            self.problems.append("cwd is not a path the system takes; the working folder serves")
         self.prompt = (text("prompt") or "")[: PROMPT_SCAN_BYTES * 4]
         self.transcript_path = text("transcript_path")
         # Written into the ledger as the reset's reason: a short word, as the host sends
@@ -388,6 +403,8 @@ def main(argv: list[str], stdin: Any, stdout: TextIO, stderr: TextIO) -> int:
         return 0
     try:
         payload = read_payload(stdin)
+        if payload.problems:
+            _say(stderr, "hook payload: " + "; ".join(payload.problems))
         if event != "prompt-router":
             reset(event, payload, stderr)
             return 0
