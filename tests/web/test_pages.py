@@ -311,3 +311,31 @@ def test_a_removed_notes_page_shows_it_as_it_stood_and_who_removed_it(
     assert "<dt>origin</dt><dd>agent</dd>" in page and "<dt>kept</dt>" in page
     assert "<dt>removed</dt><dd>by person at " in page
     assert "<dt>reach</dt><dd>removed</dd>" not in page  # the reach it had
+
+
+def test_a_notes_control_characters_are_shown_escaped_and_saved_as_they_were(
+    desk: Desk, abcd: Run
+) -> None:
+    """A title's bidi override reordered what the reviewer read on the desk (the commands show
+    it as `\\u202e`), and an escape byte was there unseen. The page shows them as the commands
+    do; the revise form holds them as the note does, so saving it unchanged changes nothing."""
+    rlo, esc = "\u202e", "\x1b"
+    title = f"Deploy from main {rlo}gnissap stset{esc}[0m"
+    note = add_note(abcd, title, f"Run the suite first.{esc}[2J", "deploy")
+    page = desk.get(f"/notes/{note}").body
+    heading = page[page.index("<h1>") : page.index("</h1>")]
+    assert rlo not in heading and esc not in heading
+    assert "\\u202e" in heading and "\\x1b" in heading
+    assert "\\x1b[2J" in page  # the body, shown
+    form = page[page.index('name="title" value="') :]
+    assert form.startswith(f'name="title" value="{title}"')  # the form: the note's own text
+    assert f"Run the suite first.{esc}[2J</textarea>" in page
+    listed = desk.get("/notes").body
+    assert rlo not in listed and "\\u202e" in listed
+    status, page = _post(
+        desk,
+        f"/notes/{note}/revise",
+        {"title": title, "body": f"Run the suite first.{esc}[2J", "recall": "deploy", "seen": "0"},
+    )
+    assert status == 409 and "already has this title, body and recall words" in page
+    assert _types(abcd) == ["note.added"]

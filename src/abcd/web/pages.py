@@ -24,6 +24,7 @@ from markupsafe import Markup, escape
 
 from abcd.errors import AbcdError, UsageError
 from abcd.repo import Repo
+from abcd.terminal import escaped
 from abcd.web import reading
 from abcd.web.guard import TOKEN_FIELD
 from abcd.web.server import Request, Response, redirect
@@ -229,6 +230,20 @@ def when(value: str) -> Markup:
     )
 
 
+def shown(value: object) -> object:
+    """Every text a page shows, with its control characters written as the commands write them
+    (`\\x1b`, `\\u202e`; `abcd.terminal`), newlines and tabs kept: a title's bidi override
+    reordered what the reviewer read, an escape byte was there and not seen. Then escaped for
+    HTML, as every value is. What a form sends back is `verbatim`, so saving changes nothing."""
+    return escaped(value) if type(value) is str else value
+
+
+def verbatim(value: str) -> Markup:
+    """A form field's value as the note holds it (HTML-escaped only): what is saved is what
+    was there, control characters and all."""
+    return escape(value)
+
+
 def make_desk(repo: Repo | None, token: str, root: str) -> Desk:
     """The desk for `repo`, with templates that escape everything a note says."""
     env = Environment(
@@ -237,6 +252,8 @@ def make_desk(repo: Repo | None, token: str, root: str) -> Desk:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=shown,
     )
     env.globals["when"] = when
+    env.filters["verbatim"] = verbatim
     return Desk(repo, token, root, env)
