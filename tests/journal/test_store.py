@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -179,7 +180,34 @@ def test_a_lock_file_that_is_a_link_or_a_fifo_is_refused_by_name_and_nothing_is_
     ):
         lock.unlink()
         plant()
-        with pytest.raises(TrustError, match=re.escape(f"{lock}: {said}")):
+        with pytest.raises(TrustError, match=re.escape(f"{lock}: {said}")) as refused:
             append_adds(1)
+        assert str(refused.value).endswith(
+            "; the journal lock was not taken, so nothing was written"
+        )
         assert segment(abcd_home).read_bytes() == before
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_read_only_home_says_the_lock_was_not_taken_and_nothing_was_written(
+    abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`abcd: <home>/journal/.lock: Read-only file system` named a file, not what failed."""
+    append_adds(1)
+    before = segment(abcd_home).read_bytes()
+    real_open = os.open
+
+    def read_only(path: object, flags: int, *args: object, **kwargs: object) -> int:
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", read_only)
+    with pytest.raises(TrustError) as refused:
+        append_adds(1)
+    assert str(refused.value) == (
+        f"{abcd_home}/journal/.lock: Read-only file system; the journal lock was not taken, "
+        "so nothing was written"
+    )
+    monkeypatch.undo()
+    assert segment(abcd_home).read_bytes() == before

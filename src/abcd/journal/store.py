@@ -420,7 +420,12 @@ def journal_lock(segs: Segments, *, wait: bool = True) -> Iterator[None]:
     assert segs.dfd is not None
     rel = f"{JOURNAL_DIR}/{LOCK_NAME}"
     # Every check a home file gets (a link or a FIFO in its place is refused by name).
-    opened = segs.home.open_in(segs.dfd, LOCK_NAME, rel, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK)
+    try:
+        opened = segs.home.open_in(segs.dfd, LOCK_NAME, rel, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK)
+    except TrustError as err:  # a read-only home, a link planted: say what did not happen
+        raise TrustError(
+            err.shown_path, f"{err.reason}; the journal lock was not taken, so nothing was written"
+        ) from err
     assert opened is not None  # O_CREAT
     held = [opened[0]]
     try:
