@@ -288,6 +288,12 @@ def test_import_lands_the_good_lines_in_one_batch_and_names_each_refused_line(
     assert [n["title"] for n in listed(abcd)] == ["one", "four"]
     audit = json.loads(abcd("journal", "audit", "--json").out)["events"]
     assert len({e["at"] for e in audit}) == 1  # one batch, one append
+    # From a file, each line is named with the file it is of, as the person named it.
+    (repo / "notes.jsonl").write_text("\n".join(lines[1:3]) + "\n", encoding="utf-8")
+    from_file = abcd("memory", "import", "notes.jsonl", "--by", BY)
+    assert from_file.code == 1
+    assert "abcd: notes.jsonl line 1: refused: title is 121 characters" in from_file.err
+    assert "abcd: notes.jsonl line 2: not a note" in from_file.err
 
 
 def test_an_import_counts_only_what_it_wrote_and_names_each_line_a_note_already_holds(

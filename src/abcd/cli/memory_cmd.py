@@ -291,12 +291,15 @@ def import_(
     else:
         for note_id in ids:
             print(note_id)
+    source = "" if file == "-" else f"{file} "  # the file a line is of, as the person named it
     for number, note_id in held[:IMPORT_REFUSALS_NAMED]:
-        notice(f"line {number}: {note_id} already holds this text and reach: nothing written")
+        notice(
+            f"{source}line {number}: {note_id} already holds this text and reach: nothing written"
+        )
     if len(held) > IMPORT_REFUSALS_NAMED:
         notice(f"... and {len(held) - IMPORT_REFUSALS_NAMED} more line(s) already held, not named")
     for number, why in named:
-        notice(f"line {number}: {why}")
+        notice(f"{source}line {number}: {why}")
     if refused.count > len(named):
         notice(f"... and {refused.count - len(named)} more refused line(s), not named")
     notice(
