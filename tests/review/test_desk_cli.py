@@ -361,6 +361,14 @@ def test_promotion_at_a_terminal_writes_the_project_file_uncommitted_and_it_supp
     assert "(project)" in envelope["stderr"] and "(personal)" not in envelope["stderr"]
     story = show(abcd, note_id)
     assert story["note"]["shadowed_by_project"] is True
+    first = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    (row,) = [r for r in audit(abcd) if r["type"] == "note.promoted"]
+    assert (
+        row["what"]
+        == (  # said so a reader need not know what abcd calls a root
+            f"promoted as of revision 0 into the repository whose first commit is {first[:12]}"
+        )
+    )
 
 
 def test_promotion_not_confirmed_writes_nothing(abcd: Run, repo: Path) -> None:

@@ -113,7 +113,11 @@ def audit_row(record: Record) -> AuditRow:
                 record.seq, record.at, ev.TYPE, ev.id, ev.reviewed_by, ev.session, None, None, what
             )
         case NotePromoted() as ev:
-            into = f"root {ev.root[:12]}" if ev.root else "a checkout with no commit"
+            into = (  # a repository is named by its first commit (docs/files.md)
+                f"the repository whose first commit is {ev.root[:12]}"
+                if ev.root
+                else "a checkout with no commit"
+            )
             what = f"promoted as of revision {ev.revision} into {into}"
             return AuditRow(
                 record.seq, record.at, ev.TYPE, ev.id, ev.promoted_by, ev.session, None, None, what
