@@ -172,7 +172,9 @@ def test_a_restore_the_gate_refuses_is_said_before_the_box_is_ticked(desk: Desk,
 
 def test_restore_is_refused_for_a_live_note(desk: Desk, abcd: Run) -> None:
     note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
-    assert f"refused: {note} is not removed" in desk.get(f"/notes/{note}/restore").body
+    asked = desk.get(f"/notes/{note}/restore").body
+    assert f"refused: {note} is not removed" in asked
+    assert "seq None" not in asked and '/restore"' not in asked  # no form to tick: nothing to do
     status, page = _post(desk, f"/notes/{note}/restore", {"seen": "1", "confirm": "yes"})
     assert status == 409 and f"refused: {note} is not removed" in page
     assert _types(abcd) == ["note.added"]
@@ -339,3 +341,19 @@ def test_a_notes_control_characters_are_shown_escaped_and_saved_as_they_were(
     )
     assert status == 409 and "already has this title, body and recall words" in page
     assert _types(abcd) == ["note.added"]
+
+
+def test_a_removed_personal_note_whose_project_copy_lives_says_which_is_which(
+    desk: Desk, abcd: Run
+) -> None:
+    """The page showed the project file's copy under a "removed" badge, its reach "project
+    file", and a Restore button: which copy was removed, and which is recalled, was not said."""
+    note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
+    assert _post(desk, f"/notes/{note}/promote", {"confirm": "yes", "seen": "0"})[0] == 303
+    assert _post(desk, f"/notes/{note}/remove", {"confirm": "yes", "seen": "0"})[0] == 303
+    page = desk.get(f"/notes/{note}").body
+    status = page[page.index('<p class="status">') : page.index("</p>", page.index("status"))]
+    assert "badge removed" not in status and "in the project file" in status
+    assert "The personal note of this id was removed by person at " in page
+    assert "which is recalled here" in page
+    assert "the personal note, back as it stood when it was removed" in page

@@ -93,6 +93,7 @@ class Story:
     shadowed: bool  # a project note of the same id is recalled instead
     problems: list[str]
     removal: int | None = None  # a removed note's last removal, the seq a restore undoes
+    removed_by: str | None = None  # "by WHO at TIME" of that removal
 
     @property
     def actionable(self) -> bool:
@@ -285,6 +286,7 @@ def story(note_id: str, repo: Repo | None) -> Story | None:
         removal=next((s.seq for s in reversed(steps) if s.type == "note.removed"), None)
         if told.removed
         else None,
+        removed_by=_stamp(told.removal.by, told.removal.at) if told.removal is not None else None,
     )
 
 
