@@ -612,3 +612,49 @@ def test_the_hook_sends_for_a_pasted_log_what_the_diagnostic_ranks_first(
     assert result.code == 0, result.err
     ranked = sorted(json.loads(result.out)["notes"], key=lambda n: n["rank"])
     assert sent == [n["key"] for n in ranked[: len(sent)]]
+
+
+def test_a_session_start_asks_for_the_compaction_one_that_died_left_undone(
+    host: Host, repo: Path, abcd_home: Path
+) -> None:
+    """A compaction that died (killed, a full disk) after a large import left the index trailing
+    by hundreds of events, and writers ask for another only as they cross the next multiple of
+    `COMPACT_AFTER`: until then every prompt folded the lines past it. The session-start hook
+    asks for one (off its path), and the prompts read an index at the journal's end again."""
+    import fcntl
+    import os
+    import time
+
+    from abcd.journal.head import COMPACT_AFTER, read_head
+    from abcd.recall.index import Index
+
+    def seqs() -> tuple[int, int]:
+        home = Home.open()
+        assert home is not None
+        with home:
+            head = read_head(home)
+            assert head is not None
+            index = Index.open(home)
+            try:
+                return index.checkpoint[2], head.checkpoint[2]
+            finally:
+                index.close()
+
+    body = "release then deploy " * 25  # a view past the inline bound: compacted apart
+    first = [_deploy_note(f"mem-{n:016d}", body=body) for n in range(200)]
+    store.append(lambda _v: first, projections=(project_index,))
+    late = [_deploy_note(f"mem-{n:016d}", title="late", body=body) for n in range(200, 400)]
+    lock = os.open(abcd_home / "journal" / ".compact", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # the writer's compaction finds it held and leaves
+    try:
+        store.append_records(lambda _known: late)
+    finally:
+        os.close(lock)
+    indexed, end = seqs()
+    assert end - indexed >= COMPACT_AFTER
+    host.start("s1")
+    deadline = time.monotonic() + 60
+    while seqs()[0] != end and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert seqs() == (end, end)
+    assert len(host.prompt("deploy", "s1")["recalled"]) > 0
