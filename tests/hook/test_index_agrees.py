@@ -525,3 +525,138 @@ def test_a_crowd_ranked_best_first_scores_few_candidates_and_agrees_with_the_fol
     assert _scores(fast) == _scores(slow)
     assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
     assert recalled == [(c.item.key, c.score, c.form) for c in slow.recalled]
+
+
+def _a_crowd_of_many_words(count: int) -> tuple[list[Event], list[str]]:
+    """`count` notes whose bodies draw on a vocabulary of 80 words, every one of them held by far
+    more than one note in 32 (dense), and the vocabulary."""
+    rng = random.Random(17)
+    vocabulary = [*WORDS, *(f"w{letter}{vowel}" for letter in "bcdfgklmnp" for vowel in "aeiou")]
+    vocabulary += [f"z{letter}" for letter in "bcdfghjklmnprstv"][: 80 - len(vocabulary)]
+    events: list[Event] = [
+        NoteAdded(
+            id=f"mem-{n:016d}",
+            title=" ".join(rng.choices(vocabulary, k=5)),
+            body=" ".join(rng.choices(vocabulary, k=rng.randint(10, 60))),
+            recall=(*rng.sample(WORDS, 2), "test"),
+            root=None,
+            origin="agent",
+            written_by="Claude:claude-opus-4-8",
+            session=None,
+        )
+        for n in range(count)
+    ]
+    return events, vocabulary
+
+
+def _pasted_log(vocabulary: list[str]) -> str:
+    """A prompt that pastes a log: every word of the vocabulary, many times over, in no order."""
+    rng = random.Random(3)
+    lines = [" ".join(rng.choices(vocabulary, k=12)) for _ in range(60)]
+    return "the test fails with this log:\n" + "\n".join(lines)
+
+
+def test_a_pasted_log_of_many_common_words_is_ranked_best_first_and_agrees_with_the_fold(
+    repo: Path, abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prompt holding more common terms than `TERM_AT_A_TIME_MAX` (a pasted log) is ranked
+    best first too, its candidates scored note by note: a share of them is scored, and the take
+    is exactly what full ranking takes (seventeenth round: it scored every candidate, ~1.2 s a
+    prompt at 100,000 notes)."""
+    events, vocabulary = _a_crowd_of_many_words(1500)
+    store.append(lambda _v: events, projections=(project_index,))
+    scored: list[int] = []
+    by_note: list[int] = []
+    score, note_by_note = engine._Machine.score, engine._Machine._note_by_note
+
+    def counting(self: Any, numbers: list[int]) -> list[tuple[float, int]]:
+        scored.extend(numbers)
+        return score(self, numbers)
+
+    def counting_notes(self: Any, numbers: list[int], *rest: Any) -> list[tuple[float, int]]:
+        by_note.extend(numbers)
+        return note_by_note(self, numbers, *rest)
+
+    monkeypatch.setattr(engine._Machine, "score", counting)
+    monkeypatch.setattr(engine._Machine, "_note_by_note", counting_notes)
+    prompt = _pasted_log(vocabulary)
+    home = Home.open()
+    assert home is not None
+    with home:
+        run = _Recaller(home, repo)
+        with run(prompt, stems=run.cache()) as taken:  # the hook's path: the take, and no more
+            recalled = [(c.item.key, c.score, c.form) for c in taken.recalled]
+            assert len(recalled) >= 10
+            assert scored == by_note  # more common terms than term by term takes
+            assert len(scored) < 1500 // 2  # the work followed the take, not the crowd
+    fast, slow = _both(repo, prompt)
+    assert _scores(fast) == _scores(slow)
+    assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
+    assert recalled == [(c.item.key, c.score, c.form) for c in slow.recalled]
+
+
+def test_the_hook_sends_for_a_pasted_log_what_the_diagnostic_ranks_first(
+    host: Host, repo: Path, abcd_home: Path
+) -> None:
+    """The path a person takes: a prompt pasting a log, in a home of 1,500 notes most of which
+    share dozens of its words, brings back from the hook (a fresh process, ranking best first
+    through the index) the notes `abcd rules --prompt` (folding the view, scoring every
+    candidate) ranks first, in its order."""
+    events, vocabulary = _a_crowd_of_many_words(1500)
+    store.append(lambda _v: events, projections=(project_index,))
+    prompt = _pasted_log(vocabulary)
+    host.start("s1")
+    env = host.prompt(prompt, "s1")
+    assert "failed" not in env["stderr"]
+    sent = keys(env)
+    assert len(sent) >= 10
+    result = host.abcd("rules", "--prompt", prompt, "--json", cwd=repo)
+    assert result.code == 0, result.err
+    ranked = sorted(json.loads(result.out)["notes"], key=lambda n: n["rank"])
+    assert sent == [n["key"] for n in ranked[: len(sent)]]
+
+
+def test_a_session_start_asks_for_the_compaction_one_that_died_left_undone(
+    host: Host, repo: Path, abcd_home: Path
+) -> None:
+    """A compaction that died (killed, a full disk) after a large import left the index trailing
+    by hundreds of events, and writers ask for another only as they cross the next multiple of
+    `COMPACT_AFTER`: until then every prompt folded the lines past it. The session-start hook
+    asks for one (off its path), and the prompts read an index at the journal's end again."""
+    import fcntl
+    import os
+    import time
+
+    from abcd.journal.head import COMPACT_AFTER, read_head
+    from abcd.recall.index import Index
+
+    def seqs() -> tuple[int, int]:
+        home = Home.open()
+        assert home is not None
+        with home:
+            head = read_head(home)
+            assert head is not None
+            index = Index.open(home)
+            try:
+                return index.checkpoint[2], head.checkpoint[2]
+            finally:
+                index.close()
+
+    body = "release then deploy " * 25  # a view past the inline bound: compacted apart
+    first = [_deploy_note(f"mem-{n:016d}", body=body) for n in range(200)]
+    store.append(lambda _v: first, projections=(project_index,))
+    late = [_deploy_note(f"mem-{n:016d}", title="late", body=body) for n in range(200, 400)]
+    lock = os.open(abcd_home / "journal" / ".compact", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # the writer's compaction finds it held and leaves
+    try:
+        store.append_records(lambda _known: late)
+    finally:
+        os.close(lock)
+    indexed, end = seqs()
+    assert end - indexed >= COMPACT_AFTER
+    host.start("s1")
+    deadline = time.monotonic() + 60
+    while seqs()[0] != end and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert seqs() == (end, end)
+    assert len(host.prompt("deploy", "s1")["recalled"]) > 0

@@ -119,6 +119,7 @@ def _removal(k: int) -> NoteRemoved:
             "best first",
             "best first, sparse",
             "best first, tiny",
+            "best first, note by note",
         ]
     ),
     holders=st.sampled_from(HOLDERS),
@@ -140,7 +141,9 @@ def test_the_hook_ranks_every_candidate_as_the_fold_does(
 @given(
     home=homes(most=150),
     prompt=prompts,
-    scoring=st.sampled_from(["best first", "best first, tiny", "best first, coarse"]),
+    scoring=st.sampled_from(
+        ["best first", "best first, tiny", "best first, coarse", "best first, note by note"]
+    ),
     holders=st.sampled_from(HOLDERS),
 )
 def test_a_crowd_ranked_best_first_in_rounds_of_any_size_is_ranked_as_the_fold_ranks_it(
@@ -185,7 +188,7 @@ def _hook_agrees_with_the_fold(
         if scoring not in ("sparse", "best first, sparse"):  # every term dense, with impacts
             m.setattr(index, "DENSE_MIN", 1)
             m.setattr(index, "DENSE_SHARE", 10**9)
-        if scoring == "note by note":
+        if scoring in ("note by note", "best first, note by note"):  # as for a pasted log
             m.setattr(engine, "TERM_AT_A_TIME_MAX", 0)
         if scoring == "dense, by itemgetter":  # weights gathered as for thousands of candidates
             m.setattr(engine, "GATHER_FROM", 1)

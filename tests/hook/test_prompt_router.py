@@ -437,6 +437,48 @@ def test_the_ledger_reads_a_long_session_only_back_to_its_last_reset(
     assert keys(host.prompt("tests", "long")) == [note]
 
 
+def test_a_session_whose_files_outgrew_their_bound_keeps_its_ledger_and_its_fill(
+    host: Host, abcd_home: Path
+) -> None:
+    """Thousands of prompts into one session, its ledger and fill file past 8 MiB: each is read
+    from its end (to its last reset, to its last reading), so a note recalled once is not sent
+    again and the status line's last figure is the fill, with nothing said (seventeenth round:
+    both files were refused whole, every item was sent on every prompt, the fill was unknown)."""
+    from abcd.session.events import FillRead, ItemRecalled, SessionReset
+    from abcd.session.files import FILL_DIR, SESSION_FILE_MAX_BYTES, SESSIONS_DIR, append_events
+    from abcd.trust.guarded import Home
+
+    note = host.note("The tests need the race flag", "Use -race.", "test")
+    host.start("long")
+    home = Home.open(abcd_home)
+    assert home is not None
+    with home:
+        recalled = [
+            ItemRecalled(key=f"mem-{n:016d}", signature="x" * 64, form="line") for n in range(4000)
+        ]
+        readings = [FillRead(used_percentage=n % 900 / 10) for n in range(10_000)]
+        while _size(abcd_home, SESSIONS_DIR, "long") <= SESSION_FILE_MAX_BYTES:
+            append_events(home, SESSIONS_DIR, "long", [SessionReset(reason="backstop"), *recalled])
+        append_events(home, SESSIONS_DIR, "long", [SessionReset(reason="backstop")])
+        while _size(abcd_home, FILL_DIR, "long") <= SESSION_FILE_MAX_BYTES:
+            append_events(home, FILL_DIR, "long", readings)
+        append_events(home, FILL_DIR, "long", [FillRead(used_percentage=12.5)])
+    first = host.prompt("tests", "long")
+    assert keys(first) == [note]
+    assert first["fill"] == {"used_percentage": 12.5, "source": "statusline"}
+    assert "bound" not in first["stderr"] and "unreadable" not in first["stderr"]
+    again = host.prompt("tests", "long")
+    assert keys(again) == []  # once a session: the ledger holds it
+    assert "bound" not in again["stderr"] and "unreadable" not in again["stderr"]
+
+
+def _size(abcd_home: Path, folder: str, session: str) -> int:
+    from abcd.session.files import file_name
+
+    path = abcd_home / folder / file_name(session)
+    return path.stat().st_size if path.exists() else 0
+
+
 def test_the_unknown_fill_is_said_once_across_a_compaction_and_the_backstop(host: Host) -> None:
     host.note("Race flag", "Use -race.", "test")
     host.start()

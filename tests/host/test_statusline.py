@@ -65,6 +65,40 @@ def test_the_same_figure_after_a_reset_is_written_again(ready_home: Path) -> Non
     assert readings(ready_home) == [7, 7]
 
 
+def test_a_long_sessions_fill_file_past_its_bound_takes_a_new_figure_and_skips_a_repeated_one(
+    ready_home: Path,
+) -> None:
+    """The status line reads the fill file from its end back to its last reading, and the session
+    file back to its last reset: thousands of prompts in, past 8 MiB, a repeated figure is still
+    not written and a new one is, with nothing said (seventeenth round: it read both files whole
+    on every refresh, ~190 ms at 5,000 prompts, and past the bound refused to write)."""
+    from abcd.session.events import ItemRecalled
+    from abcd.session.files import SESSION_FILE_MAX_BYTES
+
+    fill = ready_home / FILL_REL
+    ledger = ready_home / SESSIONS_DIR / file_name(SESSION)
+    with make_home(ready_home) as home:
+        recalled = [
+            ItemRecalled(key=f"mem-{n:016d}", signature="x" * 64, form="line") for n in range(4000)
+        ]
+        while not ledger.exists() or ledger.stat().st_size <= SESSION_FILE_MAX_BYTES:
+            append_events(home, SESSIONS_DIR, SESSION, [SessionReset(reason="backstop"), *recalled])
+        readings = [FillRead(used_percentage=n % 900 / 10) for n in range(10_000)]
+        while not fill.exists() or fill.stat().st_size <= SESSION_FILE_MAX_BYTES:
+            append_events(home, FILL_DIR, SESSION, readings)
+        append_events(home, FILL_DIR, SESSION, [FillRead(used_percentage=7)])
+    size = fill.stat().st_size
+    ran = run(payload("after_turn1"))  # 7 again
+    assert (ran.code, ran.err) == (0, "")
+    assert fill.stat().st_size == size
+    ran = run(with_used(12))
+    assert (ran.code, ran.err) == (0, "")
+    assert (
+        fill.read_bytes()[size:].count(b"\n") == 1
+        and b'"used_percentage":12' in fill.read_bytes()[size:]
+    )
+
+
 def test_pass_through_writes_nothing_and_prints_the_commands_output(
     ready_home: Path, tmp_path: Path
 ) -> None:

@@ -22,7 +22,13 @@ from abcd import fastjson
 from abcd.errors import AbcdError
 from abcd.session.brackets import bracket_for
 from abcd.session.events import FillRead
-from abcd.session.files import FILL_DIR, SESSIONS_DIR, append_events, read_events
+from abcd.session.files import (
+    FILL_DIR,
+    SESSIONS_DIR,
+    append_events,
+    read_events_back_to,
+    read_events_since_reset,
+)
 from abcd.session.fill import Fill, reading_after_last_reset
 from abcd.shapes import is_session_id
 from abcd.trust.guarded import Home
@@ -204,10 +210,14 @@ def _is_current(
     if last.event.used_percentage != used:
         return False
     try:
-        sessions = read_events(home, SESSIONS_DIR, session_id)
+        sessions = read_events_since_reset(home, SESSIONS_DIR, session_id)
     except (AbcdError, OSError):
         return True  # cannot see resets: the plain rule (same figure, no write)
     return reading_after_last_reset([last], sessions) is not None
+
+
+def _a_reading(record: SessionRecord) -> bool:
+    return isinstance(record.event, FillRead)
 
 
 def record_reading(session_id: str, used: float) -> str | None:
@@ -220,7 +230,8 @@ def record_reading(session_id: str, used: float) -> str | None:
         if home is None:
             return None
         with home:
-            records = read_events(home, FILL_DIR, session_id)
+            # The file's end, back to its last reading: a long session's file holds thousands.
+            records = read_events_back_to(home, FILL_DIR, session_id, _a_reading)
             if _is_current(records, used, home, session_id):
                 return None
             append_events(

@@ -148,6 +148,13 @@ def compact_soon(home: Home, view_bytes: int, warnings: list[str] | None) -> Non
     if view_bytes < INLINE_BYTES:
         store.compact_inline(home, warnings)
         return
+    start_compaction(home, warnings)
+
+
+def start_compaction(home: Home, warnings: list[str] | None) -> None:
+    """A detached `python -P -m abcd.journal.compact`, unless one is running: a writer's, past the
+    bound, and the session-start hook's when the index trails by the bound (one that was asked
+    for died)."""
     with Segments(home) as segs:
         if segs.dfd is None:
             return

@@ -670,7 +670,7 @@ def _recall(
     best_first = None
     if indexed is not None and found:
         machine = _Machine(indexed.index, prompt, corpus)
-        if found.bit_count() >= PRUNE_FROM and machine.can_prune():
+        if found.bit_count() >= PRUNE_FROM:
             best_first = _BestFirst(machine, found)
         else:
             ranked_numbers = machine.score(bitset.numbers(found))
@@ -772,7 +772,7 @@ class _Machine:
         """The query terms with dense postings (and impacts), in the order parts are added."""
         return [stem for stem in self.order if self.known[stem][3]]
 
-    def can_prune(self) -> bool:
+    def term_at_a_time(self) -> bool:
         """Whether candidates are scored term by term (else note by note: see `score`)."""
         return len(self.dense()) <= TERM_AT_A_TIME_MAX
 
@@ -793,7 +793,7 @@ class _Machine:
         known, idf_of, order, avg = self.known, self.idf_of, self.order, self.avg
         lengths = self.lengths
         norms = [K1 * (1.0 - B + B * length / avg) for length in map(lengths.__getitem__, numbers)]
-        if not self.can_prune():
+        if not self.term_at_a_time():
             return self._note_by_note(numbers, norms, order, known, idf_of)
         scores = [0.0] * len(numbers)
         gather: Callable[[Any], Iterable[int]]
@@ -828,18 +828,26 @@ class _Machine:
         known: dict[str, IndexTerm],
         idf_of: dict[str, float],
     ) -> list[tuple[float, int]]:
-        """The same scores from each note's forward record, its terms added in the same order."""
-        rank = {known[stem][0]: (i, idf_of[stem]) for i, stem in enumerate(order)}
-        query = frozenset(rank)
+        """The same scores from each note's forward record, its terms added in the same order.
+
+        A pasted log holds hundreds of terms most notes share: a note's held query terms are
+        put in that order by their places, and each one's weight looked up in the note's terms
+        made a table once (its first, as `tuple.index` would find it), not searched for."""
+        place = {known[stem][0]: i for i, stem in enumerate(order)}
+        term_at = [known[stem][0] for stem in order]
+        idfs = [idf_of[stem] for stem in order]
+        query = frozenset(place)
         forward = self.index.forward
         out = []
         for no, norm in zip(numbers, norms, strict=True):
             _, ids, weights = forward(no)
             total = 0.0
-            for _, c, w in sorted(
-                (*rank[t], weights[ids.index(t)]) for t in query.intersection(ids)
-            ):
-                total += c * w / (w + norm)
+            held = query.intersection(ids)
+            if held:
+                weight_of = dict(zip(reversed(ids), reversed(weights), strict=True))
+                for i in sorted(map(place.__getitem__, held)):
+                    w = weight_of[term_at[i]]
+                    total += idfs[i] * w / (w + norm)
             out.append((total, no))
         return out
 
@@ -881,8 +889,12 @@ _AIM = 48
 # Every round lowers the threshold by at least this share of the ceiling: at zero, every
 # candidate is read.
 _STEP = 0.02
-# A note's bound is counted in units of this share of the ceiling, each term's rounded up.
+# A note's bound is counted in units of this share of the ceiling, each term's rounded up; a prompt
+# of many dense terms (a pasted log: a note holds dozens of them, each rounded up by a unit) counts
+# in `_UNITS_A_TERM` units a term at least: the rounding lifts a bound by at most a twenty-fifth of
+# a dense term's mean best part for each term the note holds (seventeenth round).
 _UNITS = 200
+_UNITS_A_TERM = 25
 # A bound is raised by this share of itself: the parts are added in one fixed order and IEEE
 # arithmetic is monotone, so it already holds to the bit; the margin is insurance, and free.
 _SLACK = 1e-12
@@ -934,9 +946,10 @@ class _BestFirst:
                 for bits, shortest in machine.index.impacts(machine.known[stem])
             ]
             self._ceiling += max((best for _, best in groups[stem]), default=0.0)
-        self._unit = self._ceiling / _UNITS if self._ceiling > 0 else 1.0
+        self._units = max(_UNITS, _UNITS_A_TERM * len(dense))
+        self._unit = self._ceiling / self._units if self._ceiling > 0 else 1.0
         self._mask = (1 << machine.index.count) - 1
-        self._planes = [0] * (_UNITS + len(dense) + 1).bit_length()
+        self._planes = [0] * (self._units + len(dense) + 1).bit_length()
         for stem in dense:  # a holder is in one group of a term: its bound adds that best
             addend = [0] * len(self._planes)
             for bits, best in groups[stem]:
@@ -955,7 +968,7 @@ class _BestFirst:
                 low = mid
             else:
                 high = mid
-        self._share = min(1.0, (low + 1) / _UNITS)
+        self._share = min(1.0, (low + 1) / self._units)
 
     def _part(self, c: float, w: int, length: int) -> float:
         """A part of a score: `_Machine.score`'s figure, computed the same way."""
@@ -971,7 +984,7 @@ class _BestFirst:
             wanted = max(wanted, aim / self._ceiling)
         share = self._share = min(wanted, self._share - _STEP)
         threshold = self._ceiling * share
-        units = int(share * _UNITS)  # a bound below this many units is below the threshold
+        units = int(share * self._units)  # a bound below this many units is below the threshold
         if units <= 0:
             new = self.found
         else:

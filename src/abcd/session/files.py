@@ -25,7 +25,7 @@ from abcd.trust import Home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 SESSIONS_DIR = "sessions"
 CACHE_DIR = "cache"  # the recall stem caches (`abcd.recall.stemcache`), swept with the sessions
@@ -75,7 +75,10 @@ def read_events_since_reset(
     reset, so the hook reads the file from its end back to that reset: the
     cost follows the prompts since the reset, not the session's length. The
     hook writes again, after every reset, the facts that outlive one
-    (`repo.seen`, `fill.unknown-said`).
+    (`repo.seen`, `fill.unknown-said`). The bound is on what is read: a long
+    session's file may pass it (seventeenth round: past 8 MiB, some thousands
+    of prompts, its ledger was refused on every prompt and every item sent
+    again), the prompts since its last reset may not.
     """
     rel = f"{folder}/{file_name(session_id)}"
     opened = home.open_file(rel)
@@ -83,21 +86,69 @@ def read_events_since_reset(
         return []
     fd, st = opened
     try:
-        if st.st_size > SESSION_FILE_MAX_BYTES:
-            from abcd.errors import TrustError
-
-            raise TrustError(
-                home.shown(rel), f"larger than its bound of {SESSION_FILE_MAX_BYTES} bytes"
-            )
         size, span = st.st_size, _TAIL_FIRST_BYTES
         while True:
-            start = max(0, size - span)
+            start = max(0, size - min(span, SESSION_FILE_MAX_BYTES))
             data = os.pread(fd, size - start, start)
             mark = data.rfind(_RESET_MARK)
             line = data.rfind(b"\n", 0, mark) + 1 if mark >= 0 else 0
             if start == 0 or (mark >= 0 and line > 0):
                 return _decoded(home, rel, data[line:] if mark >= 0 else data, problems)
+            if span >= SESSION_FILE_MAX_BYTES:
+                from abcd.errors import TrustError
+
+                raise TrustError(
+                    home.shown(rel),
+                    f"more than its bound of {SESSION_FILE_MAX_BYTES} bytes since its last reset",
+                )
             span *= 4
+    except OSError as err:
+        raise StorageError(f"{home.shown(rel)}: {err.strerror}") from err
+    finally:
+        os.close(fd)
+
+
+# How much of its end `read_events_back_to` reads first: the last status line readings, some 90.
+_LAST_FIRST_BYTES = 8 * 1024
+
+
+def read_events_back_to(
+    home: Home,
+    folder: str,
+    session_id: str,
+    wanted: Callable[[SessionRecord], bool],
+    problems: list[str] | None = None,
+) -> list[SessionRecord]:
+    """The session's last events, oldest first: those of its file's last 8 KiB, or back far enough
+    to hold the last one `wanted` picks (all of them when none does), within its bound; and, as
+    `read_events`, a line in `problems` when some of the lines read were not JSON.
+
+    A fill file gains a line each time the status line reads a new figure
+    (tens a prompt), and only its last reading says the fill: read whole, a
+    session of 5,000 prompts cost every prompt and every status line refresh
+    some 200 ms (seventeenth round), and past the bound the fill was refused.
+    A window that does not start the file drops its first line, which it may
+    have cut.
+    """
+    rel = f"{folder}/{file_name(session_id)}"
+    opened = home.open_file(rel)
+    if opened is None:
+        return []
+    fd, st = opened
+    try:
+        size, span = st.st_size, _LAST_FIRST_BYTES
+        while True:
+            start = max(0, size - min(span, SESSION_FILE_MAX_BYTES))
+            data = os.pread(fd, size - start, start)
+            if start:
+                cut = data.find(b"\n")
+                data = data[cut + 1 :] if cut >= 0 else b""
+            records, unreadable = decode_session_lines(data)
+            if start == 0 or span >= SESSION_FILE_MAX_BYTES or any(map(wanted, records)):
+                if unreadable and problems is not None:
+                    problems.append(f"{home.shown(rel)}: {unreadable} unreadable line(s) skipped")
+                return records
+            span *= 8
     except OSError as err:
         raise StorageError(f"{home.shown(rel)}: {err.strerror}") from err
     finally:

@@ -25,7 +25,12 @@ import stat
 from abcd import fastjson
 from abcd.errors import AbcdError
 from abcd.session.events import FillRead, SessionReset
-from abcd.session.files import FILL_DIR, SESSIONS_DIR, read_events
+from abcd.session.files import (
+    FILL_DIR,
+    SESSIONS_DIR,
+    read_events_back_to,
+    read_events_since_reset,
+)
 from abcd.trust import guarded
 from abcd.value import Value
 
@@ -120,6 +125,12 @@ def reading_after_last_reset(
             if value is not None:  # a NaN is no reading
                 figure = value
     return figure
+
+
+def is_reading(record: SessionRecord) -> bool:
+    """Whether `record` is a status line reading with a figure (a NaN is none)."""
+    event = record.event
+    return isinstance(event, FillRead) and _as_percent(event.used_percentage) is not None
 
 
 # --- the transcript ---------------------------------------------------------
@@ -272,10 +283,12 @@ def current_fill(
     problems: list[str] = []  # the fill file's unreadable lines, or why it could not be read
     if home is not None and session_id:
         try:
-            fill_records = read_events(home, FILL_DIR, session_id, problems)
+            # Read from the file's end back to its last reading: the fill file of a long session
+            # holds thousands of them, and the last one decides.
+            fill_records = read_events_back_to(home, FILL_DIR, session_id, is_reading, problems)
             if fill_records:
                 if session_records is None:
-                    session_records = read_events(home, SESSIONS_DIR, session_id)
+                    session_records = read_events_since_reset(home, SESSIONS_DIR, session_id)
                 figure = reading_after_last_reset(fill_records, session_records)
                 if figure is not None:
                     return Fill(figure, "statusline", "; ".join(problems) or None)
