@@ -4,6 +4,7 @@ the kind and the field, in one line, and writes nothing."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ import pytest
 from abcd.gate import judge_note
 from tests.conftest import Run
 
-from .test_gate_cli import add, snapshot
+from .samples import ALNUM, rand
+from .test_gate_cli import add, holds_run, snapshot
 
 # Each body is an accident an agent makes: a path copied from a terminal or an error
 # message, an address as a tool printed it, a remote as `git remote -v` shows it.
@@ -38,13 +40,19 @@ ESCAPES = {
     ),
     # The host of an SSH login through a variable, which the e-mail check lets pass.
     "ssh-login-internal": ("network: private host", "Log in with ssh $USER@bastion.corp first."),
+    # A name, plain words and a colon, then the value: prose as an agent writes it.
+    "prose-name-words-colon": (
+        "secret: credential assignment",
+        "The password for staging: {value} (rotated monthly).",
+    ),
     # An e-mail address on an internationalised domain.
     "email-idn-domain": ("identity: e-mail address", "Ask bob@b{ü}cher.de for access."),
 }
 
 
 def body_of(template: str) -> str:
-    return template.format(**{"é": "\u00e9", "ü": "\u00fc", "cjk": "\u5f20\u4f1f"})
+    value = rand(random.Random(17), 24, ALNUM)  # a key-shaped value, built at run time
+    return template.format(**{"é": "\u00e9", "ü": "\u00fc", "cjk": "\u5f20\u4f1f", "value": value})
 
 
 @pytest.fixture
@@ -64,6 +72,7 @@ def test_an_escape_of_round_17_is_refused_by_the_command_and_nothing_is_written(
     assert result.code == 1, result.out
     assert result.err.strip() == f"abcd: refused: {kind} in body"
     assert result.out == ""
+    assert not holds_run(result.err, body_of("{value}"))
     assert snapshot(home_with_one_note) == before
 
 
@@ -95,6 +104,8 @@ def test_round_17_refuses(text: str, kind: str) -> None:
         "Use ~/ or $HOME/ paths: ~/src, $HOME/.cache.",
         "threading.local and settings.local are Python names.",
         "Runs on port 8080; the time was 12:30:45.",
+        "The token for CI: GITHUB_TOKEN. The secret for deploys: stored in vault.",
+        "The token count for prod: 4096. The password (prod): ask the owner.",
     ],
 )
 def test_what_round_17_still_lets_through(text: str) -> None:
