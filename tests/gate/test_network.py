@@ -182,7 +182,7 @@ def test_a_network_urls_host_is_read_as_a_url_parser_reads_it(
         "http://2130706433/ and http://127.1:8080/ and http://0x7f000001/",  # loopback
         "http://0/ and https://123/",  # 0.0.0.0/8 names no host
         "http://4294967296/ and http://1.2.3.4.5/ and http://10.256.1/",  # no address: not valid
-        "http://09.1.2.3/ and http://1.0x1g/",  # not a number in any base: not valid
+        "http://09.1.2/ and http://1.0x1g/",  # not a number in any base: not valid
         "s3://3232235777/key and docker://167772161/x",  # not a network scheme
         "http://v1.2/ and https://api.example.com:443/v2",
         "allow http://192.168.1.* and http://10.0.* in the proxy",  # patterns, not hosts

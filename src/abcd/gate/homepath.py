@@ -25,10 +25,14 @@ from abcd.gate.compiled import compiled
 HOME_PATH = "home path"
 
 # `/home` (Linux), `/var/home` (Fedora Atomic), `/usr/home` (FreeBSD),
-# `/export/home` (Solaris), `/Users` (macOS; also Git Bash's `/c/Users`).
+# `/export/home` (Solaris), `/Users` (macOS; also Git Bash's `/c/Users`). The path may be
+# glued to a one-letter flag (`-I/home/x/include`, `-L/Users/x/lib`: a compiler's command
+# line), and the name after the folder may start with a letter of any script (`(?u:\w)`,
+# here and in `_WINDOWS`): a home folder is its account's name (`C:\Users\Élodie`).
 _UNIX = (
-    r"(?a)(?<![\w.~$-])(?:(?:/var|/usr|/export)?/home|(?:/[a-z])?/Users)/"
-    r"(?!(?:Shared|Guest)(?![\w.-]))\w"
+    r"(?a)(?:(?<![\w.~$-])|(?<=(?<![\w.~$-])-[A-Za-z]))"
+    r"(?:(?:/var|/usr|/export)?/home|(?:/[a-z])?/Users)/"
+    r"(?!(?:Shared|Guest)(?![\w.-]))(?u:\w)"
 )
 # A Windows profile: `C:\Users\x` (any drive, either slash, doubled backslashes),
 # and the same folder as WSL (`/mnt/c/Users/x`) and Cygwin (`/cygdrive/c/...`)
@@ -36,7 +40,7 @@ _UNIX = (
 _WINDOWS = (
     r"(?ai)(?:(?<![^\W_])[a-z]:|(?<![\w.~$-])(?:/mnt|/cygdrive)/[a-z])"
     r"(?:\\{1,2}|/)users(?:\\{1,2}|/)"
-    r"(?!(?:public|default|default user|all users)(?![\w.-]))\w"
+    r"(?!(?:public|default|default user|all users)(?![\w.-]))(?u:\w)"
 )
 # `~name`: the shell's name for another account's home (`~alice/src`, `cd ~bob`).
 # It starts a word and is followed by a slash, a space, a quote or the end;
@@ -71,6 +75,13 @@ _ALNUM = _WORD - {"_"}
 _GLUED = _WORD | frozenset(".~$-")  # a path that starts after one of these is part of a name
 _NAME_GOES_ON = _WORD | frozenset(".-")
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def _starts_name(ch: str) -> bool:
+    """What `(?u:\\w)` matches: a letter or digit of any script, or `_`."""
+    return ch in _WORD or (not ch.isascii() and ch.isalnum())
+
+
 _TILDE_BEFORE = frozenset(" \t\n\r\f\v\"'`=:([")
 _TILDE_AFTER = frozenset("/ \t\n\r\f\v\"'`)]")
 
@@ -89,20 +100,32 @@ def _starts_path(text: str, at: int) -> bool:
     return at == 0 or (at > 0 and text[at - 1] not in _GLUED)
 
 
+_LETTERS = _LOWER | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _starts_unix_path(text: str, at: int) -> bool:
+    """`_starts_path`, or glued to a one-letter flag that starts a word (`-I/home/x`)."""
+    return _starts_path(text, at) or (
+        at >= 2 and text[at - 2] == "-" and text[at - 1] in _LETTERS and _starts_path(text, at - 2)
+    )
+
+
 def _unix_home(text: str) -> bool:
     """`_UNIX`, without `re`."""
     for folder, prefixes in (("/home/", ("/var", "/usr", "/export")), ("/Users/", ())):
         at = text.find(folder)
         while at != -1:
             name = at + len(folder)
-            named = name < len(text) and text[name] in _WORD
+            named = name < len(text) and _starts_name(text[name])
             if named and not _is_word(text, name, ("Shared", "Guest")):
                 if folder == "/Users/":
                     lone_drive = at >= 2 and text[at - 2] == "/" and text[at - 1] in _LOWER
-                    starts = _starts_path(text, at) or (lone_drive and _starts_path(text, at - 2))
+                    starts = _starts_unix_path(text, at) or (
+                        lone_drive and _starts_unix_path(text, at - 2)
+                    )
                 else:
-                    starts = _starts_path(text, at) or any(
-                        text.startswith(p, at - len(p)) and _starts_path(text, at - len(p))
+                    starts = _starts_unix_path(text, at) or any(
+                        text.startswith(p, at - len(p)) and _starts_unix_path(text, at - len(p))
                         for p in prefixes
                         if at >= len(p)
                     )
@@ -153,7 +176,7 @@ def _windows_name_after(lowered: str, at: int) -> bool:
         name = at + 2 if lowered.startswith("\\\\", at) else at + 1
     else:
         return False
-    if name >= len(lowered) or lowered[name] not in _WORD:
+    if name >= len(lowered) or not _starts_name(lowered[name]):
         return False
     return not _is_word(lowered, name, ("public", "default", "default user", "all users"))
 

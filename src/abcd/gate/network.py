@@ -35,14 +35,17 @@ IPV6 = "network: ipv6 address"
 MAC = "network: mac address"
 PRIVATE_HOST = "network: private host"
 
-# The local part is not glued to `$` (`$USER@host`, `:$TOKEN@host` are variables).
+# The local part is not glued to `$` (`$USER@host`, `:$TOKEN@host` are variables). The
+# domain's labels and its top level may be written in any script (`bob@bücher.de`,
+# `info@пример.рф`): an internationalised domain is a domain.
 _EMAIL = (
     r"(?a)(?<![\w.%+$-])([\w.%+-]{1,64})@"
-    r"((?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63})(?![A-Za-z0-9-])"
+    r"((?:(?u:[^\W_]|-){1,63}\.){1,8}(?u:[^\W\d_]){2,63})(?!(?u:\w)|-)"
 )
-# An optional `/prefix` after the address: a network written in CIDR form.
+# An optional `/prefix` after the address: a network written in CIDR form. A part may be
+# four digits: `0300` is an octal part (192) to `inet_aton`.
 _IPV4 = (
-    r"(?a)(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})"
+    r"(?a)(?<![\w.])(\d{1,4})\.(\d{1,4})\.(\d{1,4})\.(\d{1,4})"
     r"(?:/(\d{1,2})(?!\d))?(?!\w|\.\d)"
 )
 # Runs of hex digits and colons holding `::` or eight groups, optionally ending
@@ -71,8 +74,10 @@ _PRIVATE_SUFFIXES = ("internal", "intranet", "localdomain", "corp", "lan", "loca
 # A bare name (outside a URL) under a private suffix. `.local` and `.home` also
 # end Python names (`threading.local`, `settings.local`), so outside a URL
 # those two are refused only with a port (`printer.local:631`).
+# After `@` too: `git@gitlab.internal:team/repo.git` (an SSH remote, which the e-mail check
+# lets pass) and `$USER@bastion.corp` (a variable, ditto) name the host.
 _BARE_HOST = (
-    r"(?ai)(?<![\w.@-])(?:[a-z0-9-]{1,63}\.){1,8}"
+    r"(?ai)(?<![\w.-])(?:[a-z0-9-]{1,63}\.){1,8}"
     r"(internal|intranet|localdomain|corp|lan|local|home)"
     r"(?![\w-]|\.[^\W_])(:\d{1,5}(?!\d))?"
 )
@@ -136,14 +141,21 @@ def ipv4_identifies(octets: tuple[int, int, int, int]) -> bool:
     return (a, b, c) not in ((192, 0, 2), (198, 51, 100), (203, 0, 113))
 
 
-def _octets(parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
-    # A leading zero (`01.2.3.4`) is not an address form anyone writes; ipaddress refuses it too.
-    if any(len(p) > 1 and p[0] == "0" for p in parts):
-        return None
+def _readings(parts: tuple[str, ...]) -> list[tuple[int, int, int, int]]:
+    """The addresses a dotted quad of decimal digits reads as: each part decimal, and, when a
+    part has a leading zero, also that part octal, as `inet_aton` (`ping`, `ssh`, `curl`) reads
+    it. A zero-padded quad (`192.168.001.010`, as some devices and spreadsheets print one) is
+    one address or the other to whoever reads it, so either that identifies a host refuses."""
+    readings: list[tuple[int, int, int, int]] = []
     a, b, c, d = (int(p) for p in parts)
-    if max(a, b, c, d) > 255:
-        return None
-    return a, b, c, d
+    if max(a, b, c, d) <= 255:
+        readings.append((a, b, c, d))
+    padded = [p for p in parts if len(p) > 1 and p[0] == "0"]
+    if padded and all(ch in "01234567" for p in padded for ch in p):
+        a, b, c, d = (int(p, 8) if p[0] == "0" else int(p) for p in parts)
+        if max(a, b, c, d) <= 255 and (a, b, c, d) not in readings:
+            readings.append((a, b, c, d))
+    return readings
 
 
 def _is_network_range(octets: tuple[int, int, int, int], prefix: str | None) -> bool:
@@ -161,11 +173,9 @@ def _is_network_range(octets: tuple[int, int, int, int], prefix: str | None) -> 
 
 def _ipv4(text: str) -> bool:
     for m in compiled("ipv4", _IPV4).finditer(text):
-        octets = _octets(m.groups()[:4])
-        if octets is None or _is_network_range(octets, m.group(5)):
-            continue
-        if ipv4_identifies(octets):
-            return True
+        for octets in _readings(m.groups()[:4]):
+            if not _is_network_range(octets, m.group(5)) and ipv4_identifies(octets):
+                return True
     return False
 
 

@@ -195,7 +195,8 @@ def _said_secret(after: str) -> bool:
     """Whether the prose `after` a name gives its value: right away (`use the token VALUE`,
     judged from `BARE_VALUE_MIN_CHARS` on, as prose names things that way too: `the token
     service auth-svc-v2`), or after a verb, the words before it plain words (`the token is
-    VALUE`, `the API key for staging was rotated to: VALUE`). A first word that says what the
+    VALUE`, `the API key for staging was rotated to: VALUE`), or after plain words the last
+    of which ends in a colon (`the password for prod: VALUE`). A first word that says what the
     value is not reads as part of the name (`the token count is 4096`)."""
     words = after.split("\n", 1)[0].split(None, _PROSE_WORDS_MAX + 4)
     if not words:
@@ -215,6 +216,8 @@ def _said_secret(after: str) -> bool:
                 rest = rest[2:]
         elif word.replace("-", "").isalpha() and len(word) <= 16:
             continue  # a word between the name and its verb
+        elif word[:-1].replace("-", "").isalpha() and word[-1] == ":" and len(word) <= 17:
+            pass  # a colon ends the name's words as a verb does: `the password for prod: VALUE`
         else:
             return False  # the sentence went on without giving a value
         if rest[:1] == [":"]:
