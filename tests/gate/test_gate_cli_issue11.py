@@ -141,8 +141,8 @@ def test_import_never_echoes_an_unknown_key(
     result = abcd("memory", "import", str(tmp_path / "notes.jsonl"), "--by", BY, cwd=repo)
     assert result.code == 1
     assert (
-        "abcd: line 1: not a note (a key other than title, body, recall and everywhere)"
-        in result.err
+        f"abcd: {tmp_path / 'notes.jsonl'} line 1: not a note (a key other than title, body, "
+        "recall and everywhere)" in result.err
     )
     assert not holds_run(result.err + result.out, token)
     assert len(result.out.split()) == 1  # the good line was written

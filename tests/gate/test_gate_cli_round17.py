@@ -110,3 +110,40 @@ def test_round_17_refuses(text: str, kind: str) -> None:
 )
 def test_what_round_17_still_lets_through(text: str) -> None:
     assert judge_note("A lesson", text, ["build"]) is None
+
+
+@pytest.mark.parametrize(
+    ("by", "kind"),
+    [
+        ("Claude:10.1.2.3", "network: ipv4 address"),
+        ("Claude:build.internal", "network: private host"),
+        ("Claude:gitlab.corp", "network: private host"),
+    ],
+)
+def test_who_wrote_holding_an_address_or_a_private_host_is_refused(
+    abcd: Run, repo: Path, home_with_one_note: Path, by: str, kind: str
+) -> None:
+    """`--by` is `Vendor:model`, and the model part may be dotted: `Claude:10.1.2.3` went into
+    the journal and, promoted, into the committed project file, since the network checks ran
+    on no stamp (a session id is a UUID; who wrote is not)."""
+    before = snapshot(home_with_one_note)
+    result = add(abcd, repo, "The tests need the race flag, always.", by=by)
+    assert result.code == 1, result.out
+    assert result.err.strip() == f"abcd: refused: {kind} in --by"
+    assert result.out == "" and snapshot(home_with_one_note) == before
+
+
+@pytest.mark.parametrize(
+    "by",
+    [
+        "Claude:claude-opus-4-8",
+        "Claude:claude-3.5-sonnet",
+        "OpenAI:gpt-4.1-mini",
+        "Meta:llama3.1-70b",
+        "Google:gemini-2.5-pro",
+        "Qwen:qwen2.5-coder-32b",
+    ],
+)
+def test_model_names_with_dots_still_write(abcd: Run, repo: Path, by: str) -> None:
+    result = add(abcd, repo, f"The tests need the race flag ({by}).", by=by)
+    assert result.code == 0, result.err

@@ -30,6 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from collections.abc import Sequence
+    from typing import Literal
 
     from abcd.errors import Refused
 
@@ -39,12 +40,15 @@ def judge_text(
     *,
     names: re.Pattern[str] | None = None,
     home: str | None = None,
-    stamp: bool = False,
+    stamp: bool | Literal["who"] = False,
 ) -> str | None:
     """The kind of the first thing in `text` a note may not hold, else `None`.
 
     A `stamp` (an identifier, not prose) passes the secrets and the private
     names only: the network and home checks would refuse a UUID session id.
+    A `"who"` stamp (`--by`, `written_by`: `Vendor:model`, whose model part may
+    hold dots, as `Claude:10.1.2.3` or `Claude:build.internal` does) passes the
+    network checks too; it holds no `/`, so no home path.
     """
     if len(text) > GATE_INPUT_MAX_CHARS:
         return INPUT_TOO_LONG
@@ -60,6 +64,10 @@ def judge_text(
         return kind.kind
     if not stamp:
         found = find_network(text, lowered) or find_home_path(text, home)
+        if found is not None:
+            return found
+    elif stamp == "who":  # `Vendor:model`: the model part may be dotted, as a host or address is
+        found = find_network(text, lowered)
         if found is not None:
             return found
     if names is not None and names.search(text) is not None:
@@ -78,7 +86,8 @@ def _judge_fields(
     try:
         names = names_matcher(private_names)
         for field, text in fields:
-            kind = judge_text(text, names=names, home=home, stamp=stamp)
+            judged_as: bool | Literal["who"] = "who" if stamp and field in WHO_STAMPS else stamp
+            kind = judge_text(text, names=names, home=home, stamp=judged_as)
             if kind is not None:
                 return Finding(kind, field)
     except GateUnavailable as err:
@@ -97,6 +106,11 @@ def _unavailable(detail: str) -> Refused:
     return Refused(GATE_UNAVAILABLE, detail=detail)
 
 
+# The stamps that say who wrote (`Vendor:model` or `person`), as a write's option and as a note's
+# fields on their way into the project's file: judged for network identifiers too.
+WHO_STAMPS = frozenset({"--by", "written_by", "revised_by"})
+
+
 def judge_stamps(
     stamps: Sequence[tuple[str, str | None]], *, private_names: Sequence[str] = ()
 ) -> Finding | None:
@@ -104,7 +118,8 @@ def judge_stamps(
 
     A stamp goes into the append-only journal for ever, so it passes the
     secret table and the private names. It is an identifier, not prose, so
-    the network checks do not run: a UUID session id stays allowed. Raises
+    the network checks do not run on a session id (a UUID stays allowed);
+    they do on who wrote (`WHO_STAMPS`), whose model part may be dotted. Raises
     `abcd.errors.Refused("gate unavailable", ...)` when the gate cannot judge.
     """
     fields = [(field, value) for field, value in stamps if value]
