@@ -470,6 +470,11 @@ def test_a_session_whose_files_outgrew_their_bound_keeps_its_ledger_and_its_fill
     again = host.prompt("tests", "long")
     assert keys(again) == []  # once a session: the ledger holds it
     assert "bound" not in again["stderr"] and "unreadable" not in again["stderr"]
+    # A reviewer reads the whole session: the send is there, and nothing is refused.
+    shown = host.abcd("memory", "show", note, "--json")
+    assert shown.code == 0, shown.err
+    story = json.loads(shown.out)
+    assert story["problems"] == [] and len(story["sent"]) == 1
 
 
 def _size(abcd_home: Path, folder: str, session: str) -> int:

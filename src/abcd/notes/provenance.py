@@ -32,7 +32,7 @@ from abcd.session.events import (
     SessionReset,
     decode_session_lines,
 )
-from abcd.session.files import FILL_DIR, SESSION_FILE_MAX_BYTES, SESSIONS_DIR, file_name
+from abcd.session.files import FILL_DIR, SESSION_FILE_REVIEW_MAX_BYTES, SESSIONS_DIR, file_name
 from abcd.trust import Home
 
 # A ledger is shown by this many hex digits of its file's name when its session id is unknown.
@@ -86,7 +86,7 @@ def _names(home: Home, folder: str) -> list[str]:
 def _read(home: Home, folder: str, name: str, problems: list[str]) -> list[SessionRecord]:
     rel = f"{folder}/{name}"
     try:
-        data = home.read(rel, SESSION_FILE_MAX_BYTES)
+        data = home.read(rel, SESSION_FILE_REVIEW_MAX_BYTES)
     except AbcdError as err:
         problems.append(f"ledger unreadable: {err}")
         return []

@@ -32,6 +32,10 @@ CACHE_DIR = "cache"  # the recall stem caches (`abcd.recall.stemcache`), swept w
 FILL_DIR = "fill"
 # A session file holds a few lines per prompt; this bound is far past any real session.
 SESSION_FILE_MAX_BYTES = 8 * 1024 * 1024
+# What a reviewer's read of a whole session file may hold (`abcd.notes.provenance`: every send
+# of the session, from its first prompt): the hook and the status line read a file back to its
+# last reset or reading only, under `SESSION_FILE_MAX_BYTES`, so a session may grow past that.
+SESSION_FILE_REVIEW_MAX_BYTES = 64 * 1024 * 1024
 # Read and write: an append first reads the last byte, to end a torn line.
 _APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
