@@ -39,6 +39,10 @@ from pathlib import Path
 
 from benchlib import as_installed, one_commit_repo, start_session, timed
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from abcd.journal.events import NoteAdded
+
 PY = sys.executable
 ABCD = str(Path(PY).parent / "abcd")
 COMMON = [
@@ -164,6 +168,27 @@ def settle(home: Path) -> None:
         time.sleep(0.2)
 
 
+def notes_added(
+    rng: random.Random, numbers: range, roots: list[str | None], crowd: bool = False
+) -> list[NoteAdded]:
+    """An agent's `note.added` for each number: random words, a root drawn from `roots`."""
+    from abcd.journal.events import NoteAdded
+
+    return [
+        NoteAdded(
+            id=f"mem-{n:016d}",
+            title=sentence(rng, 6),
+            body=sentence(rng, 40),
+            recall=tuple(recall_words(rng, crowd=crowd)),
+            root=roots[0] if len(roots) == 1 else rng.choice(roots),  # one: no draw, as before
+            origin="agent",
+            written_by="Claude:claude-opus-4-8",
+            session="bench",
+        )
+        for n in numbers
+    ]
+
+
 def build(root: Path, notes: int, crowd: bool = False) -> tuple[Path, Path]:
     rng = random.Random(7)
     home, repo = root / "home", root / "project"
@@ -171,21 +196,8 @@ def build(root: Path, notes: int, crowd: bool = False) -> tuple[Path, Path]:
     root_commit = one_commit_repo(repo)
     os.environ["ABCD_HOME"] = str(home)
     from abcd.journal import store
-    from abcd.journal.events import NoteAdded
 
-    batch = [
-        NoteAdded(
-            id=f"mem-{n:016d}",
-            title=sentence(rng, 6),
-            body=sentence(rng, 40),
-            recall=tuple(recall_words(rng, crowd=crowd)),
-            root=rng.choice([None, root_commit, "f" * 40]),
-            origin="agent",
-            written_by="Claude:claude-opus-4-8",
-            session="bench",
-        )
-        for n in range(notes)
-    ]
+    batch = notes_added(rng, range(notes), [None, root_commit, "f" * 40], crowd=crowd)
     from abcd.recall.index import project_index
 
     def plan_of(chunk: list[NoteAdded]) -> Callable[[object], list[NoteAdded]]:

@@ -42,7 +42,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_hook import COMMON, CROWD_WORD, TOPICS, VOCABULARY, WEIGHTS, recall_words, sentence
+from bench_hook import (
+    COMMON,
+    CROWD_WORD,
+    TOPICS,
+    VOCABULARY,
+    WEIGHTS,
+    notes_added,
+    recall_words,
+    sentence,
+)
 from benchlib import TYPICAL_PROMPT, as_installed, start_session
 
 PY = sys.executable
@@ -115,19 +124,7 @@ def lag(home: Path, size: int, rng: random.Random) -> None:
     from abcd.journal import store
     from abcd.journal.events import NoteAdded
 
-    batch = [
-        NoteAdded(
-            id=f"mem-{n:016d}",
-            title=sentence(rng, 6),
-            body=sentence(rng, 40),
-            recall=tuple(recall_words(rng, crowd=True)),
-            root=None,
-            origin="agent",
-            written_by="Claude:claude-opus-4-8",
-            session="bench",
-        )
-        for n in range(2 * 10**9, 2 * 10**9 + size)
-    ]
+    batch = notes_added(rng, range(2 * 10**9, 2 * 10**9 + size), [None], crowd=True)
 
     def plan_of(chunk: list[NoteAdded]) -> Callable[[object], list[NoteAdded]]:
         return lambda _known: chunk

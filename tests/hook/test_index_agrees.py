@@ -513,14 +513,24 @@ def test_a_crowd_ranked_best_first_scores_few_candidates_and_agrees_with_the_fol
 
     monkeypatch.setattr(engine._Machine, "score", counting)
     prompt = "the test is flaky after the deploy: retry the release and check the timeout"
+    recalled = _the_hooks_take(repo, prompt)
+    assert len(recalled) >= 10
+    assert len(scored) < 1500 // 2  # the work followed the take, not the crowd
+    _as_the_fold_takes(repo, prompt, recalled)
+
+
+def _the_hooks_take(repo: Path, prompt: str) -> list[tuple[str, float, str]]:
+    """What the hook's path (the index, the take, and no more) recalls for `prompt`."""
     home = Home.open()
     assert home is not None
     with home:
         run = _Recaller(home, repo)
-        with run(prompt, stems=run.cache()) as taken:  # the hook's path: the take, and no more
-            recalled = [(c.item.key, c.score, c.form) for c in taken.recalled]
-            assert len(recalled) >= 10
-            assert len(scored) < 1500 // 2  # the work followed the take, not the crowd
+        with run(prompt, stems=run.cache()) as taken:
+            return [(c.item.key, c.score, c.form) for c in taken.recalled]
+
+
+def _as_the_fold_takes(repo: Path, prompt: str, recalled: list[tuple[str, float, str]]) -> None:
+    """The hook's take is the full ranking's: the same items, scores and forms."""
     fast, slow = _both(repo, prompt)
     assert _scores(fast) == _scores(slow)
     assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
@@ -580,19 +590,11 @@ def test_a_pasted_log_of_many_common_words_is_ranked_best_first_and_agrees_with_
     monkeypatch.setattr(engine._Machine, "score", counting)
     monkeypatch.setattr(engine._Machine, "_note_by_note", counting_notes)
     prompt = _pasted_log(vocabulary)
-    home = Home.open()
-    assert home is not None
-    with home:
-        run = _Recaller(home, repo)
-        with run(prompt, stems=run.cache()) as taken:  # the hook's path: the take, and no more
-            recalled = [(c.item.key, c.score, c.form) for c in taken.recalled]
-            assert len(recalled) >= 10
-            assert scored == by_note  # more common terms than term by term takes
-            assert len(scored) < 1500 // 2  # the work followed the take, not the crowd
-    fast, slow = _both(repo, prompt)
-    assert _scores(fast) == _scores(slow)
-    assert [c.form for c in fast.candidates] == [c.form for c in slow.candidates]
-    assert recalled == [(c.item.key, c.score, c.form) for c in slow.recalled]
+    recalled = _the_hooks_take(repo, prompt)
+    assert len(recalled) >= 10
+    assert scored == by_note  # more common terms than term by term takes
+    assert len(scored) < 1500 // 2  # the work followed the take, not the crowd
+    _as_the_fold_takes(repo, prompt, recalled)
 
 
 def test_the_hook_sends_for_a_pasted_log_what_the_diagnostic_ranks_first(

@@ -85,27 +85,48 @@ def read_events_since_reset(
     again), the prompts since its last reset may not.
     """
     rel = f"{folder}/{file_name(session_id)}"
+
+    def since_reset(start: int, data: bytes, last: bool) -> list[SessionRecord] | None:
+        mark = data.rfind(_RESET_MARK)
+        line = data.rfind(b"\n", 0, mark) + 1 if mark >= 0 else 0
+        if start == 0 or (mark >= 0 and line > 0):
+            return _decoded(home, rel, data[line:] if mark >= 0 else data, problems)
+        if last:
+            from abcd.errors import TrustError
+
+            raise TrustError(
+                home.shown(rel),
+                f"more than its bound of {SESSION_FILE_MAX_BYTES} bytes since its last reset",
+            )
+        return None
+
+    return _read_back(home, rel, _TAIL_FIRST_BYTES, 4, since_reset)
+
+
+def _read_back(
+    home: Home,
+    rel: str,
+    span: int,
+    growth: int,
+    judge: Callable[[int, bytes, bool], list[SessionRecord] | None],
+) -> list[SessionRecord]:
+    """What `judge` makes of the first of ever larger windows of a file's end it takes (`span`
+    bytes first, then `growth` times as many), given where each starts, its bytes, and whether it
+    is the last (the file's start, or the bound); empty when the file is absent."""
     opened = home.open_file(rel)
     if opened is None:
         return []
     fd, st = opened
+    size = st.st_size
     try:
-        size, span = st.st_size, _TAIL_FIRST_BYTES
         while True:
             start = max(0, size - min(span, SESSION_FILE_MAX_BYTES))
             data = os.pread(fd, size - start, start)
-            mark = data.rfind(_RESET_MARK)
-            line = data.rfind(b"\n", 0, mark) + 1 if mark >= 0 else 0
-            if start == 0 or (mark >= 0 and line > 0):
-                return _decoded(home, rel, data[line:] if mark >= 0 else data, problems)
-            if span >= SESSION_FILE_MAX_BYTES:
-                from abcd.errors import TrustError
-
-                raise TrustError(
-                    home.shown(rel),
-                    f"more than its bound of {SESSION_FILE_MAX_BYTES} bytes since its last reset",
-                )
-            span *= 4
+            last = start == 0 or span >= SESSION_FILE_MAX_BYTES
+            taken = judge(start, data, last)
+            if taken is not None or last:
+                return taken or []
+            span *= growth
     except OSError as err:
         raise StorageError(f"{home.shown(rel)}: {err.strerror}") from err
     finally:
@@ -135,28 +156,19 @@ def read_events_back_to(
     have cut.
     """
     rel = f"{folder}/{file_name(session_id)}"
-    opened = home.open_file(rel)
-    if opened is None:
-        return []
-    fd, st = opened
-    try:
-        size, span = st.st_size, _LAST_FIRST_BYTES
-        while True:
-            start = max(0, size - min(span, SESSION_FILE_MAX_BYTES))
-            data = os.pread(fd, size - start, start)
-            if start:
-                cut = data.find(b"\n")
-                data = data[cut + 1 :] if cut >= 0 else b""
-            records, unreadable = decode_session_lines(data)
-            if start == 0 or span >= SESSION_FILE_MAX_BYTES or any(map(wanted, records)):
-                if unreadable and problems is not None:
-                    problems.append(f"{home.shown(rel)}: {unreadable} unreadable line(s) skipped")
-                return records
-            span *= 8
-    except OSError as err:
-        raise StorageError(f"{home.shown(rel)}: {err.strerror}") from err
-    finally:
-        os.close(fd)
+
+    def back_to(start: int, data: bytes, last: bool) -> list[SessionRecord] | None:
+        if start:
+            cut = data.find(b"\n")
+            data = data[cut + 1 :] if cut >= 0 else b""
+        records, unreadable = decode_session_lines(data)
+        if not (last or any(map(wanted, records))):
+            return None
+        if unreadable and problems is not None:
+            problems.append(f"{home.shown(rel)}: {unreadable} unreadable line(s) skipped")
+        return records
+
+    return _read_back(home, rel, _LAST_FIRST_BYTES, 8, back_to)
 
 
 def append_events(
