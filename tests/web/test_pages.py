@@ -357,3 +357,26 @@ def test_a_removed_personal_note_whose_project_copy_lives_says_which_is_which(
     assert "The personal note of this id was removed by person at " in page
     assert "which is recalled here" in page
     assert "the personal note, back as it stood when it was removed" in page
+
+
+def test_a_project_notes_stamps_are_shown_escaped_on_every_card(desk: Desk, repo: Path) -> None:
+    """A committed `.abcd/memory.json` is read as it is: its `written_by` and `written_at` are
+    whatever a teammate's hand or a merge left there. The card joined them with the time's
+    markup, and a joined (or `when`'s) value is markup already, so it skipped the page's
+    escaping: a bidi override in them reordered the card's line."""
+    rlo, esc = "\u202e", "\x1b"
+    (repo / ".abcd").mkdir(exist_ok=True)
+    note = {
+        "id": "mem-2611010000001234",
+        "title": "Promoted lesson",
+        "body": "Run the suite first.",
+        "recall": ["deploy"],
+        "origin": "agent",
+        "written_by": f"Ann {rlo}live{esc}[2J",
+        "written_at": f"2026-11-01 {rlo}yesterday",
+    }
+    (repo / ".abcd" / "memory.json").write_text(json.dumps({"schema_version": 1, "notes": [note]}))
+    for path in ("/notes", f"/notes/{note['id']}"):
+        page = desk.get(path).body
+        assert rlo not in page and esc not in page, path
+        assert "\\u202elive\\x1b[2J" in page and "\\u202eyesterday" in page, path

@@ -222,9 +222,11 @@ _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
 
 
 def when(value: str) -> Markup:
-    """A journal time to the second (`2026-12-01 04:03:17`); the whole stamp on hover."""
+    """A journal time to the second (`2026-12-01 04:03:17`); the whole stamp on hover. Anything
+    else (a project file's `written_at` is as a hand left it) is shown as every value is: markup
+    skips the page's `shown`, so it is applied here."""
     if not _STAMP.fullmatch(value):
-        return escape(value)
+        return escape(escaped(value))
     return Markup('<time datetime="{0}" title="{0}">{1}</time>').format(
         value, value[:19].replace("T", " ")
     )
