@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from abcd.cli.memory_cmd import split_lines
 from tests.conftest import BY, Run, git
 from tests.foreign import OWNED_BY_OTHER, give_away
+from tests.gate.samples import mixed, prefixed
 
 ID = re.compile(r"^mem-[0-9]{16}$")
 
@@ -482,3 +484,26 @@ def test_a_mistyped_id_is_named_in_the_refusal_cut_short_when_long(abcd: Run, re
     assert removed.err == "abcd: refused: id 'mem-261203' is not a note id (mem- and 16 digits)\n"
     long = abcd("memory", "show", "x" * 100)
     assert long.err == f"abcd: refused: id '{'x' * 40}...' is not a note id (mem- and 16 digits)\n"
+
+
+def test_a_secret_given_as_the_id_or_by_is_not_repeated_in_the_refusal(
+    abcd: Run, repo: Path
+) -> None:
+    """A refused id (and `--by`) is named as given so a typo is seen: a token pasted in its
+    place was repeated whole on stderr (into an agent's transcript, a CI log), where every other
+    refusal names only the secret's kind."""
+    secret = prefixed("gh" + "p_", mixed(random.Random(7), 36))
+    for args in (
+        ("memory", "show", secret.text),
+        ("memory", "remove", secret.text),
+        ("memory", "add", "--by", secret.text, "--title", "t", "--recall", "r"),
+        ("memory", "add", "--by", f"Claude:{secret.text}", "--title", "t", "--recall", "r"),
+        ("memory", "add", "--by", f"claude:{secret.text}", "--title", "t", "--recall", "r"),
+    ):
+        done = abcd(*args, stdin="a body")
+        assert done.code == 1, (args, done.err)
+        assert secret.secret[:8] not in done.err, args
+        assert "(not shown: secret: github token)" in done.err, done.err
+    assert abcd("memory", "show", "mem-261203").err == (
+        "abcd: refused: id 'mem-261203' is not a note id (mem- and 16 digits)\n"
+    )

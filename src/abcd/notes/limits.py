@@ -122,13 +122,15 @@ def check_written_by(value: str, *, person_allowed: bool = False) -> str:
         allowed = "`Vendor:model` (for example Claude:claude-opus-4-8)"
         if person_allowed:
             allowed += " or `person`"
+        given = _given(value)
         capitalized = value[:1].upper() + value[1:]
-        if capitalized != value and _WRITTEN_BY_RE.fullmatch(capitalized):
+        shown = given.startswith("'")  # not a secret's
+        if shown and capitalized != value and _WRITTEN_BY_RE.fullmatch(capitalized):
             raise _limit(
                 "--by",
                 f"{value!r}: the vendor starts with a capital letter: --by {capitalized}",
             )
-        raise _limit("--by", f"{value!r} must look like {allowed}")
+        raise _limit("--by", f"{given} must look like {allowed}")
     return value
 
 
@@ -143,6 +145,21 @@ def check_session(value: str | None, source: str) -> str | None:
 
 def check_note_id(value: str) -> str:
     if not is_note_id(value):  # the id as given, so a typo is seen (cut short, and repr'd)
-        given = value if len(value) <= 40 else f"{value[:40]}..."
-        raise _limit("id", f"{given!r} is not a note id (mem- and 16 digits)")
+        raise _limit("id", f"{_given(value)} is not a note id (mem- and 16 digits)")
     return value
+
+
+def _given(value: str) -> str:
+    """A refused value as given, so a typo is seen: repr'd (control characters escaped), cut
+    short past 40 characters; not shown when the secret table finds a secret in it (a token
+    pasted where the id or `--by` goes), as no refusal repeats a secret it judged."""
+    from abcd.errors import AbcdError
+    from abcd.gate.judge import judge_text  # only on this refusal's path
+
+    try:
+        kind = judge_text(value, stamp=True)
+    except AbcdError:  # the gate cannot judge: show nothing of it
+        kind = "unjudged"
+    if kind is not None:
+        return f"(not shown: {kind})"
+    return repr(value if len(value) <= 40 else f"{value[:40]}...")
