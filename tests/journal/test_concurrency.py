@@ -185,3 +185,42 @@ def test_a_writer_stopped_while_it_waits_for_the_lock_writes_nothing(
         report = verify(home)
     assert report.ok and report.events == 1
     assert all(n.title != "the note never written" for n in store.load_view().notes)
+
+
+WATCHED = """
+import signal, sys
+from abcd.journal import store
+from tests.journal.helpers import added, note_id
+
+def watchdog(signum, frame):
+    print("watchdog", flush=True)
+    sys.exit(7)
+
+signal.signal(signal.SIGALRM, watchdog)
+signal.setitimer(signal.ITIMER_REAL, 2 * store.LOCK_NOTICE_SECONDS)
+store.append(lambda _view: [added(note_id(2))])
+print("written", flush=True)
+"""
+
+
+def test_a_writer_whose_caller_set_an_alarm_keeps_it_while_it_waits_for_the_lock(
+    abcd_home: Path,
+) -> None:
+    """A program that calls the writer under its own watchdog (`signal.setitimer`, `alarm`)
+    lost it: the wait's notice set its own timer over it and then cleared the process's timer,
+    so the watchdog never fired and the call hung for as long as the lock was held."""
+    append(added(note_id(1)))
+    root = str(Path(SRC).parent)
+    env = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{root}")
+    with lock_held():
+        writer = subprocess.Popen(
+            [sys.executable, "-c", WATCHED], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env=env,
+        )  # fmt: skip
+        try:
+            out, err = writer.communicate(timeout=30)  # the lock is held throughout
+        finally:
+            writer.kill()
+    assert (writer.returncode, out) == (7, "watchdog\n"), err
+    assert "Traceback" not in err
+    assert [n.id for n in store.load_view().notes] == [note_id(1)]

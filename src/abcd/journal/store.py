@@ -453,7 +453,9 @@ LOCK_NOTICE_SECONDS = 1.0
 def _said_after(seconds: float, say: Callable[[], str]) -> Iterator[None]:
     """Write `say()` on stderr once if the block runs past `seconds`: a timer signal, so a
     blocked `flock` is interrupted, says it, and is taken up again (PEP 475). Outside the
-    main thread (the desk's server) no signal can be set, and the block runs without a word."""
+    main thread (the desk's server) no signal can be set, and the block runs without a word;
+    so it does when the caller's own timer runs (a watchdog's `alarm`: the process has one
+    real-time timer, and setting ours would clear theirs), or its handler is not Python's."""
     import signal
 
     def notice(signum: int, frame: object) -> None:
@@ -462,8 +464,12 @@ def _said_after(seconds: float, say: Callable[[], str]) -> Iterator[None]:
         except OSError:
             pass  # no stderr to say it on: the wait goes on
 
+    before = signal.getsignal(signal.SIGALRM)
+    if before is None or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        yield
+        return
     try:
-        before = signal.signal(signal.SIGALRM, notice)
+        signal.signal(signal.SIGALRM, notice)
     except ValueError:  # not the main thread
         before = None
     if before is None:
