@@ -277,3 +277,25 @@ def test_a_person_removes_a_note_finds_it_in_the_journal_and_restores_it(
     assert (last["type"], last["note"], last["by"]) == ("note.restored", note, "person")
     listed = json.loads(abcd("memory", "list", "--json").out)["notes"]
     assert [n["id"] for n in listed] == [note]
+
+
+def test_an_unchanged_save_in_a_browser_revises_nothing_and_an_edit_keeps_the_line_ends(
+    repo: Path, abcd: Run, browser: Browser, served: DeskServer
+) -> None:
+    """A browser sends a textarea's line breaks as CRLF and a NUL as U+FFFD (HTML's parsing and
+    form submission): an unchanged save of any note of more than one line was a revision, and
+    every save through the desk left the body's lines ending in CRLF."""
+    body = "Start the database first.\nThen run pytest -m integration.\rOld log line.\x00"
+    note = add_note(abcd, "Integration tests need the database", body, "integration")
+    page = browser.new_page()
+    page.goto(served.url)
+    page.goto(f"{served.url.split('?')[0].rstrip('/')}/notes/{note}")
+    page.click("form.revise button[type=submit]")
+    expect(page.locator(".problem")).to_contain_text("already has this title, body")
+    assert [row["type"] for row in events(abcd)] == ["note.added"]
+    page.fill("form.revise input[name=title]", "Integration tests need the database container")
+    page.click("form.revise button[type=submit]")
+    expect(page.locator("h1")).to_have_text("Integration tests need the database container")
+    assert [row["type"] for row in events(abcd)] == ["note.added", "note.revised"]
+    shown = json.loads(abcd("memory", "show", note, "--json").out)["note"]
+    assert shown["body"] == body  # the text the person did not touch, as it was

@@ -301,6 +301,15 @@ def _send_row(send: desk.Send) -> SendRow:
     )
 
 
+def as_sent(text: str, *, one_line: bool = False) -> str:
+    """What a browser sends back for `text` held in the revise form, untouched (HTML's parsing
+    and form submission): every line break as CRLF (a textarea's) or none at all (an input's),
+    and a NUL as U+FFFD. A note's own body (`two\\nlines`) came back `two\\r\\nlines`, so an
+    unchanged save revised every note of more than one line."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+    return text.replace("\n", "" if one_line else "\r\n")
+
+
 def draft_of(story: Story) -> dict[str, str]:
     """The revise form's fields, filled with the note's current text."""
     note = story.note
@@ -331,11 +340,21 @@ def keep(note_id: str, repo: Repo | None, seen: str) -> None:
 
 
 def revise(note_id: str, repo: Repo | None, draft: dict[str, str], seen: str) -> None:
+    # A line the person typed ends as a command's does; a field sent back as a browser sends the
+    # note's own text (`as_sent`) is the note's text, unchanged.
+    title, body = draft["title"], draft["body"].replace("\r\n", "\n")
+    held = story(note_id, repo)
+    if held is not None:
+        current = draft_of(held)
+        if draft["title"] == as_sent(current["title"], one_line=True):
+            title = current["title"]
+        if draft["body"] == as_sent(current["body"]):
+            body = current["body"]
     desk.revise(
         note_id,
         by=PERSON,
-        title=draft["title"],
-        body=draft["body"],
+        title=title,
+        body=body,
         # The form's one field holds the words split by commas; blanks between them are dropped.
         recall=[word for word in draft["recall"].split(",") if word.strip()],
         seen=_seen(seen),
