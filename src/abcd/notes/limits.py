@@ -153,12 +153,11 @@ def _given(value: str) -> str:
     """A refused value as given, so a typo is seen: repr'd (control characters escaped), cut
     short past 40 characters; not shown when the secret table finds a secret in it (a token
     pasted where the id or `--by` goes), as no refusal repeats a secret it judged."""
-    from abcd.errors import AbcdError
     from abcd.gate.judge import judge_text  # only on this refusal's path
 
     try:
         kind = judge_text(value, stamp=True)
-    except AbcdError:  # the gate cannot judge: show nothing of it
+    except Exception:  # the gate cannot judge (a rule that does not compile): show nothing of it
         kind = "unjudged"
     if kind is not None:
         return f"(not shown: {kind})"
