@@ -195,10 +195,11 @@ def _refresh_index(home: Home, stderr: TextIO) -> None:
     """Rebuild the recall index if it cannot be used (an upgrade changed the term rule, it is
     missing, or it is not the one the view names): once per session start, so prompts never fall
     back to folding every note. Whole, never patched: an index changed by hand is not kept."""
-    from abcd.recall.index import index_usable, rebuild_index
+    from abcd.recall.index import rebuild_index, usable_index_seq
 
-    if index_usable(home):
-        _compact_if_trailing(home, stderr)
+    folded_to = usable_index_seq(home)
+    if folded_to is not None:
+        _compact_if_trailing(home, folded_to, stderr)
         return
     from abcd.journal import store
 
@@ -208,27 +209,18 @@ def _refresh_index(home: Home, stderr: TextIO) -> None:
         _say(stderr, f"recall index not rebuilt: {err}; prompts fold the view meanwhile")
 
 
-def _compact_if_trailing(home: Home, stderr: TextIO) -> None:
+def _compact_if_trailing(home: Home, folded_to: int, stderr: TextIO) -> None:
     """Ask for a compaction, off this path, when the index trails the journal's end by
     `COMPACT_AFTER` events or more. A writer asks only as its append carries the trail across a
     multiple of it, so a compaction that died (killed, a full disk) after a large import left
     every prompt folding the lines past the index until writers crossed the next multiple
     (seventeenth round of performance.md: 10,000 events past it, ~390 ms a prompt)."""
     from abcd.journal.head import COMPACT_AFTER, read_head
-    from abcd.recall.index import Index
 
     head = read_head(home)
     if head is None:  # a new home, or one a writer of the whole view keeps: nothing trails
         return
-    try:
-        index = Index.open(home)
-    except (AbcdError, OSError, ValueError, EOFError):
-        return
-    try:
-        trailing = head.checkpoint[2] - index.checkpoint[2]
-    finally:
-        index.close()
-    if trailing < COMPACT_AFTER:
+    if head.checkpoint[2] - folded_to < COMPACT_AFTER:  # `folded_to`: the index's seq
         return
     from abcd.journal.compact import start_compaction
 

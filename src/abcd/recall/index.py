@@ -648,30 +648,31 @@ def index_bytes(
     return build(records, checkpoint, raw, vocabulary, removed)
 
 
-def index_usable(home: Home) -> bool:
-    """Whether the index opens under this interpreter and term rule and is the one the view names
-    (lagging is fine: it folds forward)."""
+def usable_index_seq(home: Home) -> int | None:
+    """The seq the index is folded to when it opens under this interpreter and term rule and is
+    the one the view names (lagging is fine: it folds forward); `None` when it is not usable."""
     from abcd.digest import VIEW_HEAD_BYTES, file_stamp
 
     try:
         index = Index.open(home)
     except (AbcdError, OSError, ValueError, EOFError):
-        return False
+        return None
     try:
         stamp = file_stamp(os.fstat(index.fd))
+        seq = index.checkpoint[2]
     finally:
         index.close()
     try:
         opened = home.open_file("memory.json")
     except (AbcdError, OSError):
-        return False
+        return None
     if opened is None:
-        return False
+        return None
     try:
         head = os.pread(opened[0], VIEW_HEAD_BYTES, 0)
     finally:
         os.close(opened[0])
-    return named_index_stamp(home, head, file_stamp(opened[1])) == stamp
+    return seq if named_index_stamp(home, head, file_stamp(opened[1])) == stamp else None
 
 
 def named_index_stamp(home: Home, view_head: bytes, view_stamp: str) -> str | None:
