@@ -108,19 +108,24 @@ class Segments:
 
     def _batch_start(self, pending: tuple[int, int, int, str]) -> tuple[int, int] | None:
         """Where readers stop for an intent: its batch's start, unless that lies inside what the
-        head line witnesses while the journal still holds the witness. No writer's batch starts
-        there (a writer writes the head line only once its batch is whole and its intent gone),
-        so such a `.pending` (edited, or damaged) holds nothing back; the next writer clears it.
-        Read only when an intent exists, which is almost never."""
+        head line witnesses (`witnessing`): no writer's batch starts there, so such a `.pending`
+        (edited, or damaged) holds nothing back; the next writer clears it. Read only when an
+        intent exists, which is almost never."""
+        at = (pending[0], pending[1])
+        return None if self.witnessing(at) is not None else at
+
+    def witnessing(self, at: tuple[int, int]) -> int | None:
+        """The seq the head line witnesses to, when (segment, offset) `at` lies inside what it
+        witnesses and the journal still holds the witnessed line; else `None`. No writer's batch
+        can start there: a writer writes the head line only once its batch is whole and its
+        intent gone (and every abcd that writes a head line knows the intent)."""
         from abcd.journal.head import read_head
 
-        at = (pending[0], pending[1])
         head = read_head(self.home)
-        if head is not None:
-            segment, end, _seq, last = head.checkpoint
-            if at < (segment, end) and self.holds(segment, end, last):
-                return None
-        return at
+        if head is None:
+            return None
+        segment, end, seq, last = head.checkpoint
+        return seq if at < (segment, end) and self.holds(segment, end, last) else None
 
     def pending(self) -> tuple[int, int, int, str] | None:
         """The intent of a batch not yet complete: (segment, start, end, hash of its last line)."""

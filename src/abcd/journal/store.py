@@ -669,16 +669,12 @@ def repair_pending(segs: Segments) -> bool:
 
 
 def _witnessed_past(segs: Segments, number: int, start: int) -> bool:
-    """Whether an intent's batch would start inside what the head line witnesses, said on
-    stderr when it would: no writer's batch, since a writer writes the head line only once its
-    batch is whole and its intent gone (and every abcd that writes a head line knows the
-    intent). A `.pending` edited or damaged so was taken as one, and the acknowledged lines
-    after its start were cut out of the journal."""
-    head = read_head(segs.home)
-    if head is None:
-        return False
-    segment, end, seq, last = head.checkpoint
-    if (number, start) >= (segment, end) or not segs.holds(segment, end, last):
+    """Whether an intent's batch would start inside what the head line witnesses
+    (`Segments.witnessing`), said on stderr when it would: no writer's batch. A `.pending`
+    edited or damaged so was taken as one, and the acknowledged lines after its start were cut
+    out of the journal."""
+    seq = segs.witnessing((number, start))
+    if seq is None:
         return False
     shown = segs.home.shown(f"{JOURNAL_DIR}/{PENDING_NAME}")
     print(
