@@ -7,6 +7,7 @@ import errno
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -310,3 +311,76 @@ def test_an_intent_inside_what_the_head_line_witnesses_cuts_nothing(
     assert not (abcd_home / "recovered").exists()
     assert not (abcd_home / "journal" / ".pending").exists()
     assert abcd("journal", "verify").code == 0
+
+
+@pytest.mark.parametrize("outcome", ["landed", "failed"])
+@pytest.mark.parametrize("reader", ["commands", "hook", "hook without its index"])
+def test_a_reader_that_read_part_of_a_batch_takes_it_as_it_ended(
+    abcd_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str, outcome: str
+) -> None:
+    """A reader reads the last segment's bytes, then looks for a batch's intent. A batch it read
+    part of that ended between the two (its intent removed) once left it with the batch's first
+    lines: `list` and a prompt showed part of an import, or notes of an import that had failed
+    and said nothing was written (its writer cuts the batch back before it removes the intent).
+    The interleaving is driven from the reader's own reads, so the test leans on no timing."""
+    from abcd.recall.index import rebuild_index
+    from abcd.recall.machine import IndexedNotes, read_machine_notes
+
+    append_adds(2)
+    store.refresh(projections=(rebuild_index,))  # the view and the index up to date
+    seg = segment(abcd_home)
+    start = seg.stat().st_size
+    # The other writer's batch, as it writes it: built on a copy of the home, so this one stays
+    # as its writer left it (the head line's stamp of the segments holds).
+    other = tmp_path / "other-home"
+    shutil.copytree(abcd_home, other, symlinks=True)
+    monkeypatch.setenv("ABCD_HOME", str(other))
+    batch_ids = [note_id(n) for n in range(5, 9)]
+    append(*(added(i, f"lesson {i}") for i in batch_ids))
+    monkeypatch.setenv("ABCD_HOME", str(abcd_home))
+    batch = segment(other).read_bytes()[start:]
+    last = batch[:-1].rsplit(b"\n", 1)[-1]
+    intent = f"1 {start} {start + len(batch)} {line_hash(last)}\n"
+    if reader == "hook without its index":
+        (abcd_home / "memory.idx").unlink()
+    pending = abcd_home / "journal" / ".pending"
+    part = batch.index(b"\n", batch.index(b"\n") + 1) + 1 + 40  # two lines and a piece of one
+    stage = ["before"]
+    read, look = segments.Segments.read, segments.Segments.pending
+
+    def reading(self: segments.Segments, number: int, at: int = 0) -> bytes:
+        if stage[0] == "before" and at <= start:
+            stage[0] = "writing"  # the batch has begun: its intent, then its first lines
+            pending.write_text(intent)
+            os.chmod(pending, 0o600)
+            with open(seg, "ab") as handle:
+                handle.write(batch[:part])
+        return read(self, number, at)
+
+    def looking(self: segments.Segments) -> tuple[int, int, int, str] | None:
+        if stage[0] == "writing":
+            stage[0] = "ended"  # the batch ended and its intent was removed before the look
+            if outcome == "landed":
+                with open(seg, "ab") as handle:
+                    handle.write(batch[part:])
+            else:
+                with open(seg, "r+b") as handle:
+                    handle.truncate(start)
+            pending.unlink()
+        return look(self)
+
+    monkeypatch.setattr(segments.Segments, "read", reading)
+    monkeypatch.setattr(segments.Segments, "pending", looking)
+    if reader == "commands":
+        ids = [n.id for n in store.load_view().notes]
+    elif reader == "hook":
+        with Home.open(abcd_home) as home:
+            indexed = IndexedNotes(home)
+            assert indexed.index is not None  # the hook's path: the index, then the lines past it
+            ids = [*indexed.index.knows([note_id(0), note_id(1)]), *indexed.extra]
+            indexed.close()
+    else:
+        with Home.open(abcd_home) as home:
+            ids = [item.key for item in read_machine_notes(home)]
+    assert stage[0] == "ended"  # the interleaving happened
+    assert ids == [note_id(0), note_id(1), *(batch_ids if outcome == "landed" else [])]

@@ -46,6 +46,9 @@ def segment_rel(number: int) -> str:
 # A line is looked for in the last few KiB before its end first: the whole bound only when it is
 # longer (most lines are well under 1 KiB, and a segment may be megabytes).
 _TAIL_READ = 4096
+# How many times a reader looks again for a batch's intent when the last segment changed while it
+# read (`Segments._read_settled`).
+_SETTLE_TRIES = 16
 
 
 def _line_before(fd: int, end: int) -> bytes | None:
@@ -267,6 +270,35 @@ class Segments:
         finally:
             os.close(fd)
 
+    def _read_settled(self, number: int, start: int) -> tuple[bytes, tuple[int, int] | None]:
+        """The last segment's bytes from `start`, holding no part of a batch, and where a batch
+        being written starts (`stop` as of now).
+
+        A batch's intent is written before its first line and removed after its last, so a look
+        for it after the bytes were read finds any batch they hold part of, unless that batch
+        finished (or was cut back) between the read and the look. Then the segment no longer has
+        the size it had when read: the bytes past it are read too (or, when it shrank, all again)
+        and the look repeated, until a look finds the segment as read. Each try reads only what
+        was appended since the last, and a writer's appends are fsynced under a lock, far slower
+        than a try: past `_SETTLE_TRIES` the bytes are taken as the reader had them before this
+        check (docs/decisions.md, "A reader takes a batch whole").
+        """
+        data = self.read(number, start)
+        stop: tuple[int, int] | None = None
+        for _ in range(_SETTLE_TRIES):
+            stop = self._stop_now()
+            if stop is not None or self.dfd is None:
+                break
+            try:
+                size = os.stat(segment_name(number), dir_fd=self.dfd, follow_symlinks=False).st_size
+            except OSError:
+                break  # gone: the next read says so, through `open`'s checks
+            read_to = start + len(data)
+            if size == read_to:
+                break
+            data = data + self.read(number, read_to) if size > read_to else self.read(number, start)
+        return data, stop
+
     def line_ending_at(self, number: int, end: int) -> bytes | None:
         """The complete line whose newline is the byte before `end`, or `None` if there is none."""
         if end <= 0:
@@ -315,12 +347,12 @@ class Segments:
             numbers = [n for n in numbers if n <= stop[0]]
         for index, number in enumerate(numbers):
             start = from_offset if number == from_segment else 0
-            data = self.read(number, start)
             if stop is None and index == len(numbers) - 1 and self._numbers is None:
-                # A batch may have begun since this reader opened the journal: its intent is
-                # written before its first line, so one read after the bytes finds it, and no
-                # part of a batch is read (a writer past its repairs holds the lock: none can).
-                stop = self._stop_now()
+                # A batch may have begun since this reader opened the journal (a writer past its
+                # repairs holds the lock: none can): `_read_settled` reads no part of one.
+                data, stop = self._read_settled(number, start)
+            else:
+                data = self.read(number, start)
             if stop is not None and number == stop[0]:
                 data = data[: max(0, stop[1] - start)]
             if on_bytes is not None:
