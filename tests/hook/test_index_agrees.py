@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from abcd.journal import store
@@ -594,6 +595,42 @@ def test_a_pasted_log_of_many_common_words_is_ranked_best_first_and_agrees_with_
     assert len(recalled) >= 10
     assert scored == by_note  # more common terms than term by term takes
     assert len(scored) < 1500 // 2  # the work followed the take, not the crowd
+    _as_the_fold_takes(repo, prompt, recalled)
+
+
+def test_a_pasted_log_of_rare_words_reads_few_of_their_holders_and_agrees_with_the_fold(
+    repo: Path, abcd_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pasted log holds rare words too (sparse terms: a few holders each, and high idf). Their
+    holders were all scored in the first round (eighteenth round: 5,218 of them at 100,000 notes);
+    now each holder's bound adds its exact sparse parts, rounded up, to what its dense terms
+    bound, so a holder is scored only once its bound reaches the threshold, and the take is
+    exactly what full ranking takes. The holders hold dozens of the dense words too, so a bound
+    that left those out would rank one late. (The note numbers are the events' places.)"""
+    events, vocabulary = _a_crowd_of_many_words(1500)
+    rng = random.Random(5)
+    rare = [f"rare{n:02d}" for n in range(40)]
+    holders: set[int] = set()
+    for word in rare:  # 2 to 5 holders each: far fewer than one note in 32
+        for n in rng.sample(range(len(events)), rng.randint(2, 5)):
+            holders.add(n)
+            note = events[n]
+            assert isinstance(note, NoteAdded)
+            events[n] = msgspec.structs.replace(note, body=f"{note.body} {word}")
+    store.append(lambda _v: events, projections=(project_index,))
+    scored: list[int] = []
+    score = engine._Machine.score
+
+    def counting(self: Any, numbers: list[int]) -> list[tuple[float, int]]:
+        scored.extend(numbers)
+        return score(self, numbers)
+
+    monkeypatch.setattr(engine._Machine, "score", counting)
+    prompt = _pasted_log(vocabulary) + "\n" + " ".join(rare)
+    recalled = _the_hooks_take(repo, prompt)
+    assert len(recalled) >= 10
+    assert len(holders) > 100
+    assert len(holders - set(scored)) > len(holders) // 4  # not every holder of a rare word
     _as_the_fold_takes(repo, prompt, recalled)
 
 

@@ -118,6 +118,7 @@ def _removal(k: int) -> NoteRemoved:
             "note by note",
             "best first",
             "best first, sparse",
+            "best first, mixed",
             "best first, tiny",
             "best first, note by note",
         ]
@@ -142,7 +143,14 @@ def test_the_hook_ranks_every_candidate_as_the_fold_does(
     home=homes(most=150),
     prompt=prompts,
     scoring=st.sampled_from(
-        ["best first", "best first, tiny", "best first, coarse", "best first, note by note"]
+        [
+            "best first",
+            "best first, tiny",
+            "best first, coarse",
+            "best first, note by note",
+            "best first, mixed",
+            "best first, mixed, tiny",
+        ]
     ),
     holders=st.sampled_from(HOLDERS),
 )
@@ -185,7 +193,10 @@ def _hook_agrees_with_the_fold(
         m.setattr(second, "SECOND_MIN_SCORE", 0.5)
         m.setattr(second, "SECOND_MIN_SHARE", 0.1)
         m.setattr(index, "BITMAP_SHARE", holders)
-        if scoring not in ("sparse", "best first, sparse"):  # every term dense, with impacts
+        if scoring.startswith("best first, mixed"):  # terms of 3 holders or more dense, others
+            m.setattr(index, "DENSE_MIN", 3)  # sparse: a sparse holder's bound adds both
+            m.setattr(index, "DENSE_SHARE", 10**9)
+        elif scoring not in ("sparse", "best first, sparse"):  # every term dense, with impacts
             m.setattr(index, "DENSE_MIN", 1)
             m.setattr(index, "DENSE_SHARE", 10**9)
         if scoring in ("note by note", "best first, note by note"):  # as for a pasted log
@@ -194,7 +205,7 @@ def _hook_agrees_with_the_fold(
             m.setattr(engine, "GATHER_FROM", 1)
         if scoring.startswith("best first"):  # ranked best first however few the candidates
             m.setattr(engine, "PRUNE_FROM", 1)
-        if scoring == "best first, tiny":  # and in many small rounds, aiming a few places down
+        if scoring in ("best first, tiny", "best first, mixed, tiny"):  # many small rounds, aiming
             m.setattr(engine, "_SHARE", 0.99)
             m.setattr(engine, "_STEP", 0.005)
             m.setattr(engine, "_AIM", 2)

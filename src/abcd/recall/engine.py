@@ -914,10 +914,14 @@ class _BestFirst:
     runs in C). Each round lowers a threshold (by `_SHARE`, or less, to the
     score `_AIM` places down the ranked hand), reads the candidates whose bound
     reaches it and were not read, scores them exactly as `_Machine.score`
-    does, and says that every candidate not read scores below it. The
-    holders of a sparse term (fewer than one note in `DENSE_SHARE`) are all
-    scored in the first round, so a note never read holds only dense query
-    terms. `_ranked` gives a group only once its top is above that bound by
+    does, and says that every candidate not read scores below it. A sparse
+    term (held by fewer than one note in `DENSE_SHARE`) keeps no groups: its
+    holders' parts are worked out from its postings and their lengths, each
+    rounded up to whole units and added to what the planes count for the
+    holder, and a holder is read in the first round whose threshold its bound
+    reaches (eighteenth round: before, every holder of a sparse term was read
+    in the first round, ~15 us each, and a pasted log holds hundreds of rare
+    words). `_ranked` gives a group only once its top is above that bound by
     more than `TIE_EPSILON`, so what is given is what ranking every candidate
     gives: a prompt whose best candidates stand out reads few, and one of
     many words of about equal weight reads most (then all at once, which
@@ -930,12 +934,7 @@ class _BestFirst:
         self.seen = 0  # the candidates scored, a bitset
         self.done = False
         self.bound = _INFINITY
-        self._first = 0  # the holders of a sparse query term among them, a bitset
         count = machine.index.count
-        for stem in machine.order:
-            if not machine.known[stem][3]:
-                self._first |= bitset.of(machine.postings(stem).keys(), count)
-        self._first &= found
         dense = machine.dense()
         groups: dict[str, list[tuple[int, float]]] = {}  # per term: (holders, their best part)
         self._ceiling = 0.0
@@ -946,10 +945,18 @@ class _BestFirst:
                 for bits, shortest in machine.index.impacts(machine.known[stem])
             ]
             self._ceiling += max((best for _, best in groups[stem]), default=0.0)
+        # A sparse term's few holders have their own parts, from its postings and their lengths,
+        # counted in the dense terms' units (in their own when the prompt holds no dense term), so
+        # a prompt without sparse terms is ranked as before them.
+        sparse = self._sparse_parts(found)
+        if self._ceiling <= 0:
+            self._ceiling = sum(max(parts) for parts, _ in sparse)
         self._units = max(_UNITS, _UNITS_A_TERM * len(dense))
         self._unit = self._ceiling / self._units if self._ceiling > 0 else 1.0
-        self._mask = (1 << machine.index.count) - 1
-        self._planes = [0] * (self._units + len(dense) + 1).bit_length()
+        extra = self._sparse_units(sparse)  # units: the holders, each units a bitset
+        most = self._units + len(dense) + 1 + max(extra, default=0)
+        self._mask = (1 << count) - 1
+        self._planes = [0] * most.bit_length()
         for stem in dense:  # a holder is in one group of a term: its bound adds that best
             addend = [0] * len(self._planes)
             for bits, best in groups[stem]:
@@ -958,9 +965,17 @@ class _BestFirst:
                     if units >> k & 1:
                         addend[k] |= bits
             bitset.add_planes(self._planes, addend)
+        if extra:  # each holder of a sparse term: its parts rounded up, all terms at once
+            addend = [0] * len(self._planes)
+            for units, bits in extra.items():
+                for k in range(len(addend)):
+                    if units >> k & 1:
+                        addend[k] |= bits
+            bitset.add_planes(self._planes, addend)
         self._read = 0  # the notes whose bound reached a threshold, as a bitset
         # The rounds start from the highest bound any note has (the ceiling sums the terms' bests,
-        # which few notes hold all of): a binary search over the counts, in C.
+        # which few notes hold all of; a rare term's part may pass it): a binary search over the
+        # counts, in C.
         low, high = 0, 2 ** len(self._planes)
         while high - low > 1:
             mid = (low + high) // 2
@@ -968,7 +983,46 @@ class _BestFirst:
                 low = mid
             else:
                 high = mid
-        self._share = min(1.0, (low + 1) / self._units)
+        share = (low + 1) / self._units
+        self._share = share if extra else min(1.0, share)
+
+    def _sparse_parts(self, found: int) -> list[tuple[list[float], list[int]]]:
+        """For each sparse query term any candidate holds: each candidate holder's part of its
+        score for the term, as `_Machine.score` adds it, and the holders' numbers."""
+        machine = self.machine
+        marks = bitset.holding(found, machine.index.count)
+        lengths, avg = machine.lengths, machine.avg
+        out = []
+        for stem in machine.order:
+            if machine.known[stem][3]:
+                continue
+            c = machine.idf_of[stem]
+            weight_of = machine.postings(stem)
+            nos = [no for no in weight_of if marks[no >> 3] >> (no & 7) & 1]
+            if nos:
+                # `_part`'s figure, written out: a call a holder would cost more than the rest.
+                parts = [
+                    c * w / (w + K1 * (1.0 - B + B * length / avg))
+                    for w, length in zip(
+                        map(weight_of.__getitem__, nos), map(lengths.__getitem__, nos), strict=True
+                    )
+                ]
+                out.append((parts, nos))
+        return out
+
+    def _sparse_units(self, sparse: list[tuple[list[float], list[int]]]) -> dict[int, int]:
+        """Each holder of a sparse query term's parts, each rounded up to whole units as a dense
+        term's best is, summed: the holders by that sum, each sum's holders a bitset."""
+        units: dict[int, int] = {}
+        unit = self._unit
+        for parts, nos in sparse:
+            for no, part in zip(nos, parts, strict=True):
+                units[no] = units.get(no, 0) + int(part / unit) + 1
+        by_sum: dict[int, list[int]] = {}
+        for no, total in units.items():
+            by_sum.setdefault(total, []).append(no)
+        count = self.machine.index.count
+        return {total: bitset.of(nos, count) for total, nos in by_sum.items()}
 
     def _part(self, c: float, w: int, length: int) -> float:
         """A part of a score: `_Machine.score`'s figure, computed the same way."""
@@ -978,7 +1032,6 @@ class _BestFirst:
     def more(self, aim: float | None) -> list[tuple[float, int]]:
         """One more round: `(score, note no)` of the candidates it read, and `bound` lowered to
         about `aim` (`None`: by a share)."""
-        new, self._first = self._first, 0
         wanted = self._share * _SHARE  # a round lowers the threshold by a share at most,
         if aim is not None and self._ceiling > 0:  # or only to the aim, if that is higher
             wanted = max(wanted, aim / self._ceiling)
@@ -989,7 +1042,7 @@ class _BestFirst:
             new = self.found
         else:
             reached = bitset.at_least(self._planes, units, self._mask)
-            new |= reached & (self._mask ^ self._read)
+            new = reached & (self._mask ^ self._read)
             self._read |= reached
         new &= self.found & ~self.seen
         self.seen |= new
