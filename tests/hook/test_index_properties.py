@@ -118,6 +118,7 @@ def _removal(k: int) -> NoteRemoved:
             "note by note",
             "best first",
             "best first, sparse",
+            "best first, sparse, bounded",
             "best first, mixed",
             "best first, tiny",
             "best first, note by note",
@@ -150,6 +151,7 @@ def test_the_hook_ranks_every_candidate_as_the_fold_does(
             "best first, note by note",
             "best first, mixed",
             "best first, mixed, tiny",
+            "best first, sparse, bounded",
         ]
     ),
     holders=st.sampled_from(HOLDERS),
@@ -194,9 +196,12 @@ def _hook_agrees_with_the_fold(
         m.setattr(second, "SECOND_MIN_SHARE", 0.1)
         m.setattr(index, "BITMAP_SHARE", holders)
         if scoring.startswith("best first, mixed"):  # terms of 3 holders or more dense, others
-            m.setattr(index, "DENSE_MIN", 3)  # sparse: a sparse holder's bound adds both
-            m.setattr(index, "DENSE_SHARE", 10**9)
-        elif scoring not in ("sparse", "best first, sparse"):  # every term dense, with impacts
+            m.setattr(index, "DENSE_MIN", 3)  # sparse, and their holders bounded, not read first:
+            m.setattr(index, "DENSE_SHARE", 10**9)  # a sparse holder's bound adds both
+            m.setattr(engine, "_SPARSE_FIRST_MAX", 0)
+        if scoring == "best first, sparse, bounded":  # every term sparse, every holder bounded
+            m.setattr(engine, "_SPARSE_FIRST_MAX", 0)
+        elif "sparse" not in scoring:  # every term dense, with impacts
             m.setattr(index, "DENSE_MIN", 1)
             m.setattr(index, "DENSE_SHARE", 10**9)
         if scoring in ("note by note", "best first, note by note"):  # as for a pasted log

@@ -895,6 +895,10 @@ _STEP = 0.02
 # a dense term's mean best part for each term the note holds (seventeenth round).
 _UNITS = 200
 _UNITS_A_TERM = 25
+# Up to this many candidates holding a sparse query term are all scored in the first round (as
+# cheap as bounding them, and the rounds start lower); past it, each one's bound adds its own parts
+# for those terms (a pasted log holds hundreds of rare words: eighteenth round).
+_SPARSE_FIRST_MAX = 128
 # A bound is raised by this share of itself: the parts are added in one fixed order and IEEE
 # arithmetic is monotone, so it already holds to the bit; the margin is insurance, and free.
 _SLACK = 1e-12
@@ -948,12 +952,17 @@ class _BestFirst:
         # A sparse term's few holders have their own parts, from its postings and their lengths,
         # counted in the dense terms' units (in their own when the prompt holds no dense term), so
         # a prompt without sparse terms is ranked as before them.
-        sparse = self._sparse_parts(found)
+        sparse = self._sparse_holders(found)
+        held = {no for _, _, nos in sparse for no in nos}
+        self._first = 0  # the holders of a sparse term, when read in the first round: a bitset
+        if len(held) <= _SPARSE_FIRST_MAX:  # few: read at once, as cheap as bounding them
+            self._first, sparse = bitset.of(held, count), []
+        parts = self._sparse_parts(sparse)
         if self._ceiling <= 0:
-            self._ceiling = sum(max(parts) for parts, _ in sparse)
+            self._ceiling = sum(max(term) for term, _ in parts)
         self._units = max(_UNITS, _UNITS_A_TERM * len(dense))
         self._unit = self._ceiling / self._units if self._ceiling > 0 else 1.0
-        extra = self._sparse_units(sparse)  # units: the holders, each units a bitset
+        extra = self._sparse_units(parts)  # units: the holders, each units a bitset
         most = self._units + len(dense) + 1 + max(extra, default=0)
         self._mask = (1 << count) - 1
         self._planes = [0] * most.bit_length()
@@ -986,29 +995,40 @@ class _BestFirst:
         share = (low + 1) / self._units
         self._share = share if extra else min(1.0, share)
 
-    def _sparse_parts(self, found: int) -> list[tuple[list[float], list[int]]]:
-        """For each sparse query term any candidate holds: each candidate holder's part of its
-        score for the term, as `_Machine.score` adds it, and the holders' numbers."""
+    def _sparse_holders(self, found: int) -> list[tuple[float, dict[int, int], list[int]]]:
+        """For each sparse query term any candidate holds: its idf, its postings, and the
+        candidates among its holders."""
         machine = self.machine
         marks = bitset.holding(found, machine.index.count)
-        lengths, avg = machine.lengths, machine.avg
         out = []
         for stem in machine.order:
             if machine.known[stem][3]:
                 continue
-            c = machine.idf_of[stem]
             weight_of = machine.postings(stem)
             nos = [no for no in weight_of if marks[no >> 3] >> (no & 7) & 1]
             if nos:
-                # `_part`'s figure, written out: a call a holder would cost more than the rest.
-                parts = [
+                out.append((machine.idf_of[stem], weight_of, nos))
+        return out
+
+    def _sparse_parts(
+        self, sparse: list[tuple[float, dict[int, int], list[int]]]
+    ) -> list[tuple[list[float], list[int]]]:
+        """Each sparse term's holders' parts of their scores, as `_Machine.score` adds them, and
+        the holders."""
+        lengths, avg = self.machine.lengths, self.machine.avg
+        # `_part`'s figure, written out: a call a holder would cost more than the rest.
+        return [
+            (
+                [
                     c * w / (w + K1 * (1.0 - B + B * length / avg))
                     for w, length in zip(
                         map(weight_of.__getitem__, nos), map(lengths.__getitem__, nos), strict=True
                     )
-                ]
-                out.append((parts, nos))
-        return out
+                ],
+                nos,
+            )
+            for c, weight_of, nos in sparse
+        ]
 
     def _sparse_units(self, sparse: list[tuple[list[float], list[int]]]) -> dict[int, int]:
         """Each holder of a sparse query term's parts, each rounded up to whole units as a dense
@@ -1032,6 +1052,7 @@ class _BestFirst:
     def more(self, aim: float | None) -> list[tuple[float, int]]:
         """One more round: `(score, note no)` of the candidates it read, and `bound` lowered to
         about `aim` (`None`: by a share)."""
+        new, self._first = self._first, 0
         wanted = self._share * _SHARE  # a round lowers the threshold by a share at most,
         if aim is not None and self._ceiling > 0:  # or only to the aim, if that is higher
             wanted = max(wanted, aim / self._ceiling)
@@ -1042,7 +1063,7 @@ class _BestFirst:
             new = self.found
         else:
             reached = bitset.at_least(self._planes, units, self._mask)
-            new = reached & (self._mask ^ self._read)
+            new |= reached & (self._mask ^ self._read)
             self._read |= reached
         new &= self.found & ~self.seen
         self.seen |= new
