@@ -505,6 +505,16 @@ def test_a_crowd_ranked_best_first_scores_few_candidates_and_agrees_with_the_fol
         for n in range(1500)
     ]
     store.append(lambda _v: events, projections=(project_index,))
+    scored = _counting_scores(monkeypatch)
+    prompt = "the test is flaky after the deploy: retry the release and check the timeout"
+    recalled = _the_hooks_take(repo, prompt)
+    assert len(recalled) >= 10
+    assert len(scored) < 1500 // 2  # the work followed the take, not the crowd
+    _as_the_fold_takes(repo, prompt, recalled)
+
+
+def _counting_scores(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The machine notes the recall scores from here on, as their numbers, in the order scored."""
     scored: list[int] = []
     score = engine._Machine.score
 
@@ -513,11 +523,7 @@ def test_a_crowd_ranked_best_first_scores_few_candidates_and_agrees_with_the_fol
         return score(self, numbers)
 
     monkeypatch.setattr(engine._Machine, "score", counting)
-    prompt = "the test is flaky after the deploy: retry the release and check the timeout"
-    recalled = _the_hooks_take(repo, prompt)
-    assert len(recalled) >= 10
-    assert len(scored) < 1500 // 2  # the work followed the take, not the crowd
-    _as_the_fold_takes(repo, prompt, recalled)
+    return scored
 
 
 def _the_hooks_take(repo: Path, prompt: str) -> list[tuple[str, float, str]]:
@@ -576,19 +582,14 @@ def test_a_pasted_log_of_many_common_words_is_ranked_best_first_and_agrees_with_
     prompt at 100,000 notes)."""
     events, vocabulary = _a_crowd_of_many_words(1500)
     store.append(lambda _v: events, projections=(project_index,))
-    scored: list[int] = []
+    scored = _counting_scores(monkeypatch)
     by_note: list[int] = []
-    score, note_by_note = engine._Machine.score, engine._Machine._note_by_note
-
-    def counting(self: Any, numbers: list[int]) -> list[tuple[float, int]]:
-        scored.extend(numbers)
-        return score(self, numbers)
+    note_by_note = engine._Machine._note_by_note
 
     def counting_notes(self: Any, numbers: list[int], *rest: Any) -> list[tuple[float, int]]:
         by_note.extend(numbers)
         return note_by_note(self, numbers, *rest)
 
-    monkeypatch.setattr(engine._Machine, "score", counting)
     monkeypatch.setattr(engine._Machine, "_note_by_note", counting_notes)
     prompt = _pasted_log(vocabulary)
     recalled = _the_hooks_take(repo, prompt)
@@ -618,14 +619,7 @@ def test_a_pasted_log_of_rare_words_reads_few_of_their_holders_and_agrees_with_t
             assert isinstance(note, NoteAdded)
             events[n] = msgspec.structs.replace(note, body=f"{note.body} {word}")
     store.append(lambda _v: events, projections=(project_index,))
-    scored: list[int] = []
-    score = engine._Machine.score
-
-    def counting(self: Any, numbers: list[int]) -> list[tuple[float, int]]:
-        scored.extend(numbers)
-        return score(self, numbers)
-
-    monkeypatch.setattr(engine._Machine, "score", counting)
+    scored = _counting_scores(monkeypatch)
     prompt = _pasted_log(vocabulary) + "\n" + " ".join(rare)
     recalled = _the_hooks_take(repo, prompt)
     assert len(recalled) >= 10
