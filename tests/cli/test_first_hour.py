@@ -347,3 +347,25 @@ def test_an_unknown_hook_names_every_hook_there_is_and_blocks_nothing(abcd: Run)
     listed = abcd("hook", "--help").out  # the hooks the message names are the ones there are
     assert all(hook in listed for hook in ("prompt-router", "session-start", "pre-compact"))
     assert "pre-tool-use" in listed
+
+
+def test_a_list_of_a_home_that_does_not_exist_names_the_folder_it_read(
+    abcd: Run, abcd_home: Path, tmp_path: Path
+) -> None:
+    """A mistyped ABCD_HOME (or one set in another shell) read as an empty memory, "no notes",
+    and said nothing of where it looked; the list names the folder, and creates nothing."""
+    mistyped = tmp_path / "abcd-hom"
+    listed = abcd("memory", "list", env={"ABCD_HOME": str(mistyped)})
+    assert listed.code == 0, listed.err
+    assert listed.out.strip() == (
+        f"no notes (no home at {mistyped}: nothing was ever written there; "
+        "ABCD_HOME names the home when it is set)"
+    )
+    assert not mistyped.exists()
+    add(abcd, "--recall", "lint")
+    assert abcd_home.is_dir()
+    assert "no home" not in abcd("memory", "list").out
+    assert json.loads(abcd("memory", "list", "--json", env={"ABCD_HOME": str(mistyped)}).out) == {
+        "notes": [],
+        "unreadable": [],
+    }

@@ -29,7 +29,7 @@ from abcd.session.files import (
     read_events_back_to,
     read_events_since_reset,
 )
-from abcd.session.fill import Fill, reading_after_last_reset
+from abcd.session.fill import Fill, is_reading, reading_after_last_reset
 from abcd.shapes import is_session_id
 from abcd.trust.guarded import Home
 from abcd.value import Value
@@ -216,10 +216,6 @@ def _is_current(
     return reading_after_last_reset([last], sessions) is not None
 
 
-def _a_reading(record: SessionRecord) -> bool:
-    return isinstance(record.event, FillRead)
-
-
 def record_reading(session_id: str, used: float) -> str | None:
     """Append `FillRead(used)` when it is new for the session; a one-line problem, or `None`.
 
@@ -230,8 +226,9 @@ def record_reading(session_id: str, used: float) -> str | None:
         if home is None:
             return None
         with home:
-            # The file's end, back to its last reading: a long session's file holds thousands.
-            records = read_events_back_to(home, FILL_DIR, session_id, _a_reading)
+            # The file's end, back to its last reading with a figure (the hook's reader's own
+            # judge): a long session's file holds thousands.
+            records = read_events_back_to(home, FILL_DIR, session_id, is_reading)
             if _is_current(records, used, home, session_id):
                 return None
             append_events(

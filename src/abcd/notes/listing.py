@@ -17,6 +17,7 @@ from abcd.notes.project import ProjectNote, read_project_notes
 from abcd.repo import Repo
 from abcd.terminal import escaped
 from abcd.trust import Home
+from abcd.trust.guarded import locate_home, shown
 
 THIS_REPOSITORY = "this repository"
 EVERYWHERE = "everywhere"
@@ -33,12 +34,15 @@ class Listed:
     # The ids of the personal notes this checkout's project note of the same id replaces, each
     # with whether the two texts differ; kept whatever a filter leaves of `entries`.
     shadowed: dict[str, bool] = field(default_factory=dict)
+    # The home's path, shown, when it does not exist (nothing was ever written there), for the text.
+    no_home: str | None = None
 
 
 def _machine_notes(listed: Listed) -> tuple[Note, ...]:
     try:
         home = Home.open()
         if home is None:
+            listed.no_home = shown(locate_home())
             return ()
         with home:
             return load(home).view.notes
@@ -177,7 +181,13 @@ def _shadowed(entry: dict[str, Any], shadowed: dict[str, bool]) -> str:
 def render(listed: Listed) -> list[str]:
     lines: list[str] = []
     if not listed.entries:
-        lines.append("no notes")
+        # A mistyped or unset ABCD_HOME reads as an empty memory: say which folder was read.
+        lines.append(
+            f"no notes (no home at {listed.no_home}: nothing was ever written there; "
+            "ABCD_HOME names the home when it is set)"
+            if listed.no_home is not None
+            else "no notes"
+        )
     for entry in listed.entries:
         session = f"session {entry['session']}" if entry["session"] else "session unknown"
         by = entry["written_by"] or "writer unknown"
