@@ -27,6 +27,29 @@ GIT_ENV = {
 }
 
 
+def _tree(folder: Path) -> dict[str, tuple[int, int]] | None:
+    """Every file under `folder` (a link not followed) with its size and modification time."""
+    if not folder.exists():
+        return None
+    return {
+        str(path): (path.lstat().st_size, path.lstat().st_mtime_ns)
+        for path in [folder, *folder.rglob("*")]
+    }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def the_persons_own_home_is_never_written() -> Iterator[None]:
+    """The home this machine's person would use (`ABCD_HOME`, else `~/.abcd.noindex`, as the
+    run starts) is the same after the whole run: a test that undid the suite's own `ABCD_HOME`
+    (`monkeypatch.undo()` undoes the autouse fixture's too) once wrote its notes there."""
+    from abcd.trust.guarded import locate_home
+
+    real = Path(locate_home())
+    before = _tree(real)
+    yield
+    assert _tree(real) == before, f"a test wrote the person's own home {real}"
+
+
 @pytest.fixture(autouse=True)
 def abcd_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A throwaway ABCD_HOME (not created: the tool creates it on the first write)."""

@@ -70,8 +70,6 @@ def test_p5_recall_opens_only_the_declared_places(
             opened.append(_where(file, None))
         return real_builtin_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(os, "open", recording_open)
-    monkeypatch.setattr(builtins, "open", recording_builtin_open)
     payload = {
         "session_id": "s1",
         "cwd": str(repo),
@@ -79,11 +77,11 @@ def test_p5_recall_opens_only_the_declared_places(
         "transcript_path": the_transcript,
     }
     out, err = io.StringIO(), io.StringIO()
-    assert (
-        hook.main(["prompt-router", "--json"], io.BytesIO(json.dumps(payload).encode()), out, err)
-        == 0
-    )
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:  # (`undo` would undo the suite's ABCD_HOME too)
+        patched.setattr(os, "open", recording_open)
+        patched.setattr(builtins, "open", recording_builtin_open)
+        payload_bytes = io.BytesIO(json.dumps(payload).encode())
+        assert hook.main(["prompt-router", "--json"], payload_bytes, out, err) == 0
 
     recalled = {r["key"] for r in json.loads(out.getvalue())["recalled"]}
     assert recalled == {

@@ -202,12 +202,12 @@ def test_a_read_only_home_says_the_lock_was_not_taken_and_nothing_was_written(
             raise OSError(errno.EROFS, os.strerror(errno.EROFS))
         return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(os, "open", read_only)
-    with pytest.raises(TrustError) as refused:
-        append_adds(1)
+    with monkeypatch.context() as patched:  # (`undo` would undo the suite's ABCD_HOME too)
+        patched.setattr(os, "open", read_only)
+        with pytest.raises(TrustError) as refused:
+            append_adds(1)
     assert str(refused.value) == (
         f"{abcd_home}/journal/.lock: Read-only file system; the journal lock was not taken, "
         "so nothing was written"
     )
-    monkeypatch.undo()
     assert segment(abcd_home).read_bytes() == before

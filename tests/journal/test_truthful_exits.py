@@ -269,13 +269,15 @@ def test_a_write_the_disk_refuses_leaves_no_empty_segment_and_no_intent(
     def full(fd: int, data: object) -> int:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(os, "write", full)
-    with pytest.raises(StorageError, match="cannot append: No space left on device"):
-        append(added(note_id(0)))
-    with pytest.raises(StorageError, match="cannot write the batch's intent"):
-        append(added(note_id(1)), added(note_id(2)))
+    # Patched in a context of its own: `monkeypatch.undo()` would undo the suite's ABCD_HOME too,
+    # and the writes below went to the person's own home.
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "write", full)
+        with pytest.raises(StorageError, match="cannot append: No space left on device"):
+            append(added(note_id(0)))
+        with pytest.raises(StorageError, match="cannot write the batch's intent"):
+            append(added(note_id(1)), added(note_id(2)))
     assert sorted(p.name for p in (abcd_home / "journal").iterdir()) == [".lock"]
-    monkeypatch.undo()
     append(added(note_id(3)), added(note_id(4)))
     assert [n.id for n in store.load_view().notes] == [note_id(3), note_id(4)]
 

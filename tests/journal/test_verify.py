@@ -123,9 +123,9 @@ def test_a_writer_between_the_lines_and_the_witnesses_is_no_break(
         assert added.code == 0, added.err
         return links
 
-    monkeypatch.setattr(verify_module, "read_links", and_a_writer)
-    report = check(abcd_home)
+    with monkeypatch.context() as patched:  # (`undo` would undo the suite's ABCD_HOME too)
+        patched.setattr(verify_module, "read_links", and_a_writer)
+        report = check(abcd_home)
     assert report.ok and not report.breaks, report.breaks
     assert report.events == N  # the lines it read; the add's line came after them
-    monkeypatch.undo()
     assert check(abcd_home).events == N + 1
