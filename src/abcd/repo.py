@@ -116,8 +116,44 @@ def _ask_root_commit(top: str) -> str | None:
     except (OSError, subprocess.SubprocessError) as err:
         raise StorageError(f"git could not tell this repository's root commit ({err})") from None
     roots = out.stdout.split() if out.returncode == 0 else []
+    if roots and _cut_at(git, top, roots):
+        raise StorageError(
+            "this clone is shallow: its history is cut before the root commit, which ties a "
+            "note to this repository; run git fetch --unshallow to bring it"
+        )
     # rev-list lists newest first; the last is the history's original root.
     return roots[-1] if roots else None
+
+
+def _cut_at(git: str, top: str, roots: list[str]) -> bool:
+    """Whether the original root `rev-list` found is a shallow clone's cut, not the first commit.
+
+    A clone made with `--depth` lists the commits its history was cut at (git's `shallow`
+    file) and `rev-list` gives them as roots: a note tied to one would be tied to a commit no
+    full clone calls a root, and the notes tied to the real one would be withheld here.
+    """
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            [git, "rev-parse", "--git-path", "shallow"],
+            cwd=top,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False  # rev-list answered a moment ago: read as not shallow
+    path = out.stdout.strip()
+    if out.returncode != 0 or not path:
+        return False
+    try:
+        with open(os.path.join(top, path), encoding="ascii", errors="replace") as shallow:
+            cut = set(shallow.read(1 << 20).split())
+    except OSError:
+        return False  # no such file: a full clone
+    return roots[-1] in cut
 
 
 # A `.git` file and a `commondir` each hold one path: far below this.
