@@ -117,6 +117,19 @@ def test_a_file_left_with_git_s_conflict_markers_is_named_so_by_every_reader(
     assert said in prompt.out + prompt.err
 
 
+def test_show_says_when_the_project_s_text_is_not_the_one_promoted_from_this_home(
+    abcd: Run, repo: Path
+) -> None:
+    note_id = promote_on(repo, abcd, "lint", "Lint before each commit", "lint")
+    said = "its text is not the one promoted from this home (revision 0)"
+    assert said not in abcd("memory", "show", note_id).out
+
+    edit_body(repo, note_id, "A teammate's words, committed by hand.")  # as a pull brings it
+    shown = abcd("memory", "show", note_id)
+    assert shown.code == 0, shown.err
+    assert said in shown.out and "git log -p -- .abcd/memory.json" in shown.out
+
+
 def test_a_note_changed_on_both_sides_is_a_conflict_that_keeps_a_file_the_hook_reads(
     abcd: Run, repo: Path
 ) -> None:
