@@ -23,7 +23,7 @@ from __future__ import annotations
 from abcd import fastjson
 from abcd.errors import CorruptFile
 from abcd.recall.terms import term_of
-from abcd.shapes import without_bom
+from abcd.shapes import conflict_markers, without_bom
 from abcd.value import Value
 
 # The prompt hook loads this module on every prompt: the file is decoded by
@@ -162,6 +162,9 @@ def _decode(data: bytes, shown: str) -> object:
     except RecursionError:
         raise CorruptFile(shown, "not valid JSON: nested too deeply") from None
     except ValueError as err:  # JSONDecodeError, UnicodeDecodeError/EncodeError, digit limit
+        markers = conflict_markers(data)
+        if markers is not None:
+            raise CorruptFile(shown, f"{markers}: resolve them, then git add it") from None
         raise CorruptFile(shown, f"not valid JSON: {err}") from err
     return raw
 
