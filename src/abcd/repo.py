@@ -33,7 +33,7 @@ class Repo:
     `primary`; the root commit is asked of git once, when first read.
     """
 
-    __slots__ = ("_primary", "_root", "_top")
+    __slots__ = ("_failed", "_primary", "_root", "_top")
 
     def __init__(
         self, top: str | os.PathLike[str], primary: str | os.PathLike[str] | None = None
@@ -41,6 +41,7 @@ class Repo:
         self._top = os.fspath(top)
         self._primary = os.fspath(primary) if primary is not None else None
         self._root: str | None = _UNASKED
+        self._failed: Exception | None = None
 
     @property
     def top(self) -> str:
@@ -54,10 +55,18 @@ class Repo:
     def root_commit(self) -> str | None:
         """The full hash of the repository's first root commit, `None` before the first commit.
 
-        Raises `StorageError` when git cannot be run at all (not "no commit").
+        Raises `StorageError` when git cannot be run at all (not "no commit"), or the clone is
+        shallow; asked once, so that error is raised again from then on.
         """
         if self._root == _UNASKED:
-            self._root = _ask_root_commit(self._top)
+            try:
+                self._root = _ask_root_commit(self._top)
+            except Exception as err:
+                self._failed = err  # asked once: a listing of many notes runs git once
+                self._root = None
+                raise
+        if self._failed is not None:
+            raise self._failed
         return self._root
 
     def private_names_checkouts(self) -> list[str]:

@@ -132,6 +132,9 @@ def test_a_shallow_clone_ties_no_note_to_the_commit_its_history_was_cut_at(
 
     withheld = abcd("rules", "--prompt", "deep", cwd=shallow)
     assert "notes tied to this repository withheld: this clone is shallow" in withheld.err
+    listing = abcd("memory", "list", cwd=shallow)
+    assert "root commit is unknown, so its notes are shown as another's" in listing.err
+    assert "git fetch --unshallow" in listing.err
 
 
 @pytest.mark.parametrize(
