@@ -33,7 +33,7 @@ class Repo:
     `primary`; the root commit is asked of git once, when first read.
     """
 
-    __slots__ = ("_primary", "_root", "_top")
+    __slots__ = ("_failed", "_primary", "_root", "_top")
 
     def __init__(
         self, top: str | os.PathLike[str], primary: str | os.PathLike[str] | None = None
@@ -41,6 +41,7 @@ class Repo:
         self._top = os.fspath(top)
         self._primary = os.fspath(primary) if primary is not None else None
         self._root: str | None = _UNASKED
+        self._failed: Exception | None = None
 
     @property
     def top(self) -> str:
@@ -54,10 +55,18 @@ class Repo:
     def root_commit(self) -> str | None:
         """The full hash of the repository's first root commit, `None` before the first commit.
 
-        Raises `StorageError` when git cannot be run at all (not "no commit").
+        Raises `StorageError` when git cannot be run at all (not "no commit"), or the clone is
+        shallow; asked once, so that error is raised again from then on.
         """
         if self._root == _UNASKED:
-            self._root = _ask_root_commit(self._top)
+            try:
+                self._root = _ask_root_commit(self._top)
+            except Exception as err:
+                self._failed = err  # asked once: a listing of many notes runs git once
+                self._root = None
+                raise
+        if self._failed is not None:
+            raise self._failed
         return self._root
 
     def private_names_checkouts(self) -> list[str]:
@@ -116,8 +125,44 @@ def _ask_root_commit(top: str) -> str | None:
     except (OSError, subprocess.SubprocessError) as err:
         raise StorageError(f"git could not tell this repository's root commit ({err})") from None
     roots = out.stdout.split() if out.returncode == 0 else []
+    if roots and _cut_at(git, top, roots):
+        raise StorageError(
+            "this clone is shallow: its history is cut before the root commit, which ties a "
+            "note to this repository; run git fetch --unshallow to bring it"
+        )
     # rev-list lists newest first; the last is the history's original root.
     return roots[-1] if roots else None
+
+
+def _cut_at(git: str, top: str, roots: list[str]) -> bool:
+    """Whether the original root `rev-list` found is a shallow clone's cut, not the first commit.
+
+    A clone made with `--depth` lists the commits its history was cut at (git's `shallow`
+    file) and `rev-list` gives them as roots: a note tied to one would be tied to a commit no
+    full clone calls a root, and the notes tied to the real one would be withheld here.
+    """
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            [git, "rev-parse", "--git-path", "shallow"],
+            cwd=top,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False  # rev-list answered a moment ago: read as not shallow
+    path = out.stdout.strip()
+    if out.returncode != 0 or not path:
+        return False
+    try:
+        with open(os.path.join(top, path), encoding="ascii", errors="replace") as shallow:
+            cut = set(shallow.read(1 << 20).split())
+    except OSError:
+        return False  # no such file: a full clone
+    return roots[-1] in cut
 
 
 # A `.git` file and a `commondir` each hold one path: far below this.

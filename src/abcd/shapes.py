@@ -75,3 +75,41 @@ def project_version_problem(version: int, readable: int) -> str | None:
         return None
     shown = str(version) if version < 10**18 else "past 10**18"
     return f"schema_version {shown} is newer than this abcd reads ({readable})"
+
+
+def conflict_markers(data: bytes) -> str | None:
+    """What to say of a file git left mid-merge (`<<<<<<<` opening a line), else `None`.
+
+    Asked only of bytes that failed to parse, so a file that reads pays nothing. Such a file
+    is git's to finish, not a broken one: the line says which, and where the first marker is.
+    """
+    start = 0
+    while (at := data.find(b"<<<<<<<", start)) >= 0:
+        if at == 0 or data[at - 1] == 0x0A:
+            line = data.count(b"\n", 0, at) + 1
+            return f"holds git's conflict markers (<<<<<<< on line {line})"
+        start = at + 1
+    return None
+
+
+# How a project file left mid-merge is finished (docs/review.md, "Merging promoted notes").
+PROJECT_MERGE_HINT = (
+    'finish the merge with abcd memory merge (docs/review.md, "Merging promoted notes")'
+)
+
+
+def project_unparsed(data: bytes, otherwise: str) -> str:
+    """Why a project file's bytes did not parse: git's conflict markers, with the way out, or
+    `otherwise` (the parser's own words). Every reader of the file says the same."""
+    markers = conflict_markers(data)
+    return otherwise if markers is None else f"{markers}: {PROJECT_MERGE_HINT}"
+
+
+# UTF-8's byte order mark: Windows editors save JSON with one, and RFC 8259 lets a parser
+# ignore it. Only at the very start; anywhere else it is a character the JSON does not allow.
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def without_bom(data: bytes) -> bytes:
+    """`data` without one leading UTF-8 byte order mark: what a project file's readers parse."""
+    return data[3:] if data.startswith(UTF8_BOM) else data

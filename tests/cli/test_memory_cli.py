@@ -114,6 +114,29 @@ def test_outside_a_repository_add_refuses_and_points_at_everywhere(
     assert "--everywhere" in result.err and len(result.err.strip().splitlines()) == 1
 
 
+def test_a_shallow_clone_ties_no_note_to_the_commit_its_history_was_cut_at(
+    abcd: Run, repo: Path, tmp_path: Path
+) -> None:
+    root = git(repo, "rev-parse", "HEAD")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "second")
+    tied = add(abcd, "Tied in the full clone", recall=("deep",))
+    assert tied.code == 0, tied.err
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+
+    result = add(abcd, "Written in the shallow clone", recall=("shallow",), cwd=shallow)
+    assert result.code == 1, result.out
+    assert "shallow" in result.err and "git fetch --unshallow" in result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert [n["root"] for n in listed(abcd)] == [root]
+
+    withheld = abcd("rules", "--prompt", "deep", cwd=shallow)
+    assert "notes tied to this repository withheld: this clone is shallow" in withheld.err
+    listing = abcd("memory", "list", cwd=shallow)
+    assert "root commit is unknown, so its notes are shown as another's" in listing.err
+    assert "git fetch --unshallow" in listing.err
+
+
 @pytest.mark.parametrize(
     ("title", "body", "recall", "named"),
     [

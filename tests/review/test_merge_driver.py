@@ -20,6 +20,7 @@ from abcd.notes.merge import merge_keyed
 from abcd.notes.project import ProjectNote, ProjectText, Written
 from abcd.notes.promote import encode_project_file, written_note
 from tests.conftest import Run, git
+from tests.hook.conftest import Host
 from tests.review.test_desk_cli import add, at_a_terminal
 
 PROJECT = ".abcd/memory.json"
@@ -95,6 +96,38 @@ def test_two_branches_that_each_promoted_a_note_merge_with_both(abcd: Run, repo:
     assert listed.code == 0, listed.err
     layers = {(n["id"], n["layer"]) for n in json.loads(listed.out)["notes"]}
     assert {(first, "project"), (second, "project")} <= layers
+
+
+def test_a_file_left_with_git_s_conflict_markers_is_named_so_by_every_reader(
+    abcd: Run, repo: Path, host: Host
+) -> None:
+    promote_on(repo, abcd, "lint", "Lint before each commit", "lint")
+    promote_on(repo, abcd, "race", "The tests need the race flag", "race")
+    assert merge(repo, "lint").returncode != 0  # no driver: git's line merge leaves its markers
+    line = (repo / PROJECT).read_text().splitlines().index("<<<<<<< HEAD") + 1
+    said = f"{repo / PROJECT}: holds git's conflict markers (<<<<<<< on line {line})"
+
+    out, err = host.plain("lint and race")
+    assert "race" in out  # this side's note, as the person's own, still comes back
+    assert said in err and "abcd memory merge" in err
+    listed = abcd("memory", "list")
+    assert listed.code == 1 and said in listed.err
+    assert len(listed.err.strip().splitlines()) == 1
+    prompt = abcd("rules", "--prompt", "lint", "--all")
+    assert said in prompt.out + prompt.err
+
+
+def test_show_says_when_the_project_s_text_is_not_the_one_promoted_from_this_home(
+    abcd: Run, repo: Path
+) -> None:
+    note_id = promote_on(repo, abcd, "lint", "Lint before each commit", "lint")
+    said = "its text is not the one promoted from this home (revision 0)"
+    assert said not in abcd("memory", "show", note_id).out
+
+    edit_body(repo, note_id, "A teammate's words, committed by hand.")  # as a pull brings it
+    shown = abcd("memory", "show", note_id)
+    assert shown.code == 0, shown.err
+    assert said in shown.out and "git log -p -- .abcd/memory.json" in shown.out
 
 
 def test_a_note_changed_on_both_sides_is_a_conflict_that_keeps_a_file_the_hook_reads(

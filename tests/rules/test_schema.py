@@ -70,6 +70,20 @@ def test_malformed_json_is_refused() -> None:
     assert refusal(b"\xff\xfe").startswith("not valid JSON")
 
 
+def test_a_file_left_mid_merge_is_refused_naming_git_s_conflict_markers() -> None:
+    merged = (
+        b'{\n  "domains": {\n<<<<<<< HEAD\n    "A": {}\n=======\n    "B": {}\n>>>>>>> b\n  }\n}\n'
+    )
+    said = refusal(merged)
+    assert said.startswith("holds git's conflict markers (<<<<<<< on line 3)"), said
+    assert "git add" in said
+
+
+def test_a_byte_order_mark_is_passed_over_only_at_the_start() -> None:
+    assert parse(b"\xef\xbb\xbf{}").domains == ()
+    assert refusal(b"{}\xef\xbb\xbf").startswith("not valid JSON")
+
+
 def test_the_top_level_must_be_an_object() -> None:
     assert "top level" in refusal([1, 2])
 

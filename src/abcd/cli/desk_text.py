@@ -82,6 +82,12 @@ def story_lines(story: Story) -> list[str]:
         stamp = p.revision_stamp()
         if stamp is not None:
             lines.append(f"  its text is revision {stamp[0]}, by {stamp[1]} at {stamp[2]}")
+        changed = story.promoted_then_changed()
+        if changed is not None:
+            lines.append(
+                f"  its text is not the one promoted from this home (revision {changed}): "
+                f"git log -p -- {PROJECT_MEMORY_REL} says who changed it"
+            )
         if note is not None:
             lines.append("  (it suppresses the personal note of the same id in recall)")
         lines += _text(p.title, p.body, p.recall, "  ")

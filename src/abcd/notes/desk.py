@@ -138,6 +138,20 @@ class Story:
     problems: tuple[str, ...] = ()  # ledgers or a layer that could not be read
     removal: Removal | None = None  # when removed: its last removal, and the note as it stood
 
+    def promoted_then_changed(self) -> int | None:
+        """The revision this home last promoted, when the project's note of the same id no
+        longer holds its text (a teammate's hand edit, pulled): `None` when it does, or when
+        this home promoted no text of it. The file's stamps are the promotion's, not the edit's."""
+        if self.project is None:
+            return None
+        promoted = [h.revision for h in self.history if h.type == "note.promoted"]
+        texts = {h.revision: (h.title, h.body, h.recall) for h in self.history if h.title}
+        if not promoted or promoted[-1] not in texts:
+            return None
+        p = self.project
+        same = texts[promoted[-1]] == (p.title, p.body, tuple(p.recall))
+        return None if same else promoted[-1]
+
     def to_json(self, repo: Repo | None) -> dict[str, Any]:
         """`abcd memory show --json`: `note`, `removed` (and `removal`: the note as it stood),
         `history` and `sent` (and `problems`)."""

@@ -109,6 +109,13 @@ def note_entry(note: Note, where: str) -> dict[str, Any]:
 
 def list_notes(repo: Repo | None) -> Listed:
     listed = Listed(places=places())
+    try:
+        if repo is not None:
+            repo.root_commit  # noqa: B018  (asked once here, so its failure is said, not guessed)
+    except AbcdError as err:
+        listed.unreadable.append(
+            f"this repository's root commit is unknown, so its notes are shown as another's: {err}"
+        )
     listed.entries = [machine_entry(note, repo) for note in _machine_notes(listed)]
     listed.entries += [project_entry(pnote) for pnote in _project_notes(repo, listed)]
     project = {e["id"]: e for e in listed.entries if e["layer"] == "project"}

@@ -24,7 +24,12 @@ from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_PLAIN
 from abcd.errors import CorruptFile
 from abcd.journal.lean import MAX_DEPTH, too_deep
 from abcd.repo import PROJECT_MEMORY, Repo
-from abcd.shapes import project_note_problem, project_version_problem
+from abcd.shapes import (
+    project_note_problem,
+    project_unparsed,
+    project_version_problem,
+    without_bom,
+)
 from abcd.trust import Checkout
 
 
@@ -102,6 +107,7 @@ def _checked(data: bytes, name: str) -> ProjectFile:
     depends on the stack, and fails as a `RecursionError`), and so are bytes that are not
     UTF-8 (no JSON, RFC 8259; msgspec passes over them in a key it skips).
     """
+    data = without_bom(data)
     if too_deep(data):
         raise CorruptFile(name, f"nested more than {MAX_DEPTH} deep")
     try:
@@ -110,7 +116,9 @@ def _checked(data: bytes, name: str) -> ProjectFile:
         raise CorruptFile(name, f"not JSON (not UTF-8: byte {err.start})") from None
     try:
         parsed = _decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError) as err:
+    except msgspec.DecodeError as err:
+        raise CorruptFile(name, project_unparsed(data, f"not a memory file ({err})")) from None
+    except msgspec.ValidationError as err:
         raise CorruptFile(name, f"not a memory file ({err})") from None
     problem = project_version_problem(parsed.schema_version, VIEW_SCHEMA_PLAIN)
     if problem is not None:
@@ -160,7 +168,9 @@ class ProjectText:
 
 
 def decode_project_text(data: bytes, name: str) -> ProjectText:
-    """A project file's bytes as written, checked as `decode_project_file` checks them."""
+    """A project file's bytes as written, checked as `decode_project_file` checks them; a
+    byte order mark before them is not kept (the file is written in the one layout)."""
+    data = without_bom(data)
     parsed = _checked(data, name)
     top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])  # a key twice: its last
     names = list(top)

@@ -38,7 +38,13 @@ from abcd.journal.lean import (
 )
 from abcd.recall.bm25f import Doc
 from abcd.repo import PROJECT_MEMORY, PROJECT_MEMORY_REL, PROJECT_PAGES, PROJECT_PAGES_REL
-from abcd.shapes import is_one_line, project_note_problem, project_version_problem
+from abcd.shapes import (
+    is_one_line,
+    project_note_problem,
+    project_unparsed,
+    project_version_problem,
+    without_bom,
+)
 from abcd.trust.guarded import (
     CHECKOUT_WRITABLE,
     HOME_WRITABLE,
@@ -329,10 +335,11 @@ def parse_project_file(data: bytes, name: str) -> list[Item]:
     """The notes of a project file's bytes; `CorruptFile` naming `name` (the file as shown)
     when `abcd.notes.project.decode_project_file` would refuse them: one verdict, whichever
     reader (`abcd.journal.lean` holds the two to the same fields, a test to the same answer)."""
+    data = without_bom(data)
     try:
         doc: Any = fastjson.loads_strict(data)
     except ValueError as err:
-        raise CorruptFile(name, f"not JSON ({err})") from None
+        raise CorruptFile(name, project_unparsed(data, f"not JSON ({err})")) from None
     problem = project_file_problem(doc) or project_version_problem(
         doc["schema_version"], VIEW_SCHEMA_PLAIN
     )
@@ -387,6 +394,7 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     A small reader of the YAML this needs: `key: value`, inline lists
     `[a, b]`, and block lists of `- item` lines. Anything else is ignored.
     """
+    text = text.removeprefix("\ufeff")  # a byte order mark, as a Windows editor saves one
     if not (text.startswith("---\n") or text.startswith("---\r\n")):
         return {}, text
     end = text.find("\n---", 3)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from abcd import fastjson
 from abcd.errors import CorruptFile
 from abcd.recall.terms import term_of
+from abcd.shapes import conflict_markers, without_bom
 from abcd.value import Value
 
 # The prompt hook loads this module on every prompt: the file is decoded by
@@ -149,9 +150,10 @@ def _finite(text: str) -> float:
 
 
 def _decode(data: bytes, shown: str) -> object:
-    """The JSON value of `data`: strict UTF-8, no NaN or infinities, no lone surrogate."""
+    """The JSON value of `data`: strict UTF-8 (a leading byte order mark passed over, as RFC
+    8259 allows), no NaN or infinities, no lone surrogate."""
     try:
-        text = data.decode("utf-8")
+        text = without_bom(data).decode("utf-8")
         raw = fastjson.loads(text, parse_constant=_not_finite, parse_float=_finite)
         if "\\u" in text:
             # An escaped lone surrogate decodes, but no UTF-8 can hold it: refuse it here
@@ -160,6 +162,9 @@ def _decode(data: bytes, shown: str) -> object:
     except RecursionError:
         raise CorruptFile(shown, "not valid JSON: nested too deeply") from None
     except ValueError as err:  # JSONDecodeError, UnicodeDecodeError/EncodeError, digit limit
+        markers = conflict_markers(data)
+        if markers is not None:
+            raise CorruptFile(shown, f"{markers}: resolve them, then git add it") from None
         raise CorruptFile(shown, f"not valid JSON: {err}") from err
     return raw
 
