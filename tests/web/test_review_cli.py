@@ -153,3 +153,28 @@ def test_at_a_terminal_it_prints_its_url_serves_it_and_stops_cleanly_on_ctrl_c(
         rest = _stop(proc, main)
     assert "abcd review: stopped" in rest
     assert "Traceback" not in shown + rest
+
+
+def test_a_link_no_browser_opened_is_spent_and_its_use_said_on_the_terminal(
+    repo: Path, abcd: Run, tmp_path: Path
+) -> None:
+    """A browser command that fails had the link on its command line (`ps`) all the same: the
+    code is spent, so whoever read it is refused, and the person is told, never let in unseen."""
+    opened = tmp_path / "opened"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\nexit 1\n')
+    browser.chmod(0o755)
+    env = {"BROWSER": str(browser), "DISPLAY": "", "WAYLAND_DISPLAY": ""}
+    proc, main = _at_a_terminal(repo, env=env)
+    try:
+        shown = _read_until(main, re.compile(r"no browser could be opened"))
+        assert "open the link yourself" in shown, shown
+        link = urlsplit(opened.read_text())
+        used = _get(int(link.port or 0), f"{link.path}?{link.query}")
+        assert used.status == 403
+        assert "Set-Cookie" not in used.headers
+        warned = _read_until(main, re.compile(r"another program on this machine read it"))
+        assert "abcd review: warning:" in warned
+    finally:
+        rest = _stop(proc, main)
+    assert "abcd review: stopped" in rest

@@ -36,6 +36,8 @@ def serve(*, open_browser: bool) -> None:
     print("abcd review: the link holds this run's token; Ctrl-C stops the desk", flush=True)
     # The browser gets a one-time link: its command line is readable by every account here.
     if open_browser and not webbrowser.open(server.opening_url()):
+        # Each command tried had the link on its command line: the code is spent, not left live.
+        server.opener.spend()
         print("abcd review: no browser could be opened; open the link yourself", file=sys.stderr)
     try:
         server.serve_forever()
