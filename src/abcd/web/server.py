@@ -177,7 +177,12 @@ class _DeskHandler(BaseHTTPRequestHandler):
             body = self._body()
             if body is None:
                 return plain(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "form too large")
-            form = _first(parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True))
+            try:  # the pages are UTF-8, so is every form a browser sends from them
+                form = _first(
+                    parse_qs(body.decode("utf-8"), keep_blank_values=True, errors="strict")
+                )
+            except UnicodeDecodeError:  # refused, never written with U+FFFD for what was meant
+                return plain(HTTPStatus.BAD_REQUEST, "the form is not UTF-8 text")
             if not guard.may_change(form.get(TOKEN_FIELD)):
                 return refused("a change must carry the desk's token in its form")
         if method == "GET" and path.startswith("/static/"):
