@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import http.client
 import os
 import pty
@@ -9,9 +10,12 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
+
+import pytest
 
 from tests.conftest import Run
 from tests.web.conftest import add_note
@@ -178,3 +182,51 @@ def test_a_link_no_browser_opened_is_spent_and_its_use_said_on_the_terminal(
     finally:
         rest = _stop(proc, main)
     assert "abcd review: stopped" in rest
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM], ids=["hangup", "term"])
+def test_a_closed_terminal_stops_the_desk_as_ctrl_c_does_finishing_the_act_under_way(
+    repo: Path, abcd: Run, abcd_home: Path, signum: int
+) -> None:
+    """Closing the terminal (SIGHUP) or `kill` (SIGTERM) killed the desk at once, an act being
+    answered with it; they stop it as Ctrl-C does: the act finishes, then the desk exits."""
+    note = add_note(abcd, "Run the linter before pushing", "ruff check src tests", "lint")
+    proc, main = _at_a_terminal(repo, "--no-browser")
+    answered: list[int] = []
+    try:
+        found = URL.search(_read_until(main, URL))
+        assert found is not None
+        port, root, token = int(found[1]), found[2], found[3]
+        with open(abcd_home / "journal" / ".lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # the act waits for the journal's lock
+
+            def keep() -> None:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                form = f"token={token}&seen=0"
+                conn.request(
+                    "POST",
+                    f"{root}/notes/{note}/keep",
+                    body=form,
+                    headers={
+                        "Cookie": f"abcd_desk_{port}={token}",
+                        "Content-Type": "application/x-www-form-urlencoded",
+                    },
+                )
+                answered.append(conn.getresponse().status)
+                conn.close()
+
+            acting = threading.Thread(target=keep)
+            acting.start()
+            time.sleep(1.0)
+            proc.send_signal(signum)
+            time.sleep(0.5)
+        acting.join(timeout=30)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+    assert answered == [303]
+    kept = abcd("journal", "audit", "--note", note)
+    assert "note.reviewed" in kept.out
