@@ -6,6 +6,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from abcd.journal import store
 from abcd.journal.events import NoteAdded
 from abcd.notes import desk as core
@@ -409,3 +411,36 @@ def test_a_project_notes_stamps_are_shown_escaped_on_every_card(desk: Desk, repo
         page = desk.get(path).body
         assert rlo not in page and esc not in page, path
         assert "\\u202elive\\x1b[2J" in page and "\\u202eyesterday" in page, path
+
+
+@pytest.mark.parametrize("act", ["keep", "promote", "remove", "revise", "restore"])
+def test_an_act_that_landed_is_said_done_even_when_a_cache_cannot_be_written(
+    desk: Desk,
+    abcd: Run,
+    abcd_home: Path,
+    repo: Path,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    act: str,
+) -> None:
+    """Once an act's line is in the journal, a cache that cannot be written is a warning (said
+    on the desk's terminal, as the commands say it), never a failure: the page said the act was
+    refused while the journal held it, and a promotion put the project's file back under its
+    `note.promoted`."""
+    note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
+    form = {"seen": "0", "confirm": "yes"}
+    if act == "revise":
+        form |= {"title": "Format with ruff first", "body": "ruff format src", "recall": "format"}
+    if act == "restore":
+        assert abcd("memory", "remove", note).code == 0
+        form["seen"] = "2"
+    before = len(_types(abcd))
+    (abcd_home / "memory.head").unlink()  # so the desk's writer writes the caches whole
+    (abcd_home / "memory.head").symlink_to(tmp_path / "elsewhere")
+    capfd.readouterr()
+    status, page = _post(desk, f"/notes/{note}/{act}", form)
+    assert status == 303, page
+    assert len(_types(abcd)) == before + 1
+    assert (repo / ".abcd" / "memory.json").exists() == (act == "promote")
+    assert not (tmp_path / "elsewhere").exists()
+    assert "abcd review: warning: written, but " in capfd.readouterr().err
