@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -444,3 +447,29 @@ def test_an_act_that_landed_is_said_done_even_when_a_cache_cannot_be_written(
     assert (repo / ".abcd" / "memory.json").exists() == (act == "promote")
     assert not (tmp_path / "elsewhere").exists()
     assert "abcd review: warning: written, but " in capfd.readouterr().err
+
+
+class _GoneTerminal(io.StringIO):
+    """The desk's terminal once it was closed: every write fails, as a hung-up tty's does."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EIO, "Input/output error")
+
+
+def test_an_act_that_landed_is_said_done_when_its_warning_has_no_terminal_to_go_to(
+    desk: Desk,
+    abcd: Run,
+    abcd_home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After the terminal closed (the desk finishes the act under way), the warning's line could
+    not be written, and the act that landed was answered with nothing: the connection closed."""
+    note = add_note(abcd, "Format with ruff", "ruff format src tests", "format")
+    (abcd_home / "memory.head").unlink()
+    (abcd_home / "memory.head").symlink_to(tmp_path / "elsewhere")
+    with monkeypatch.context() as gone:
+        gone.setattr(sys, "stderr", _GoneTerminal())
+        status, page = _post(desk, f"/notes/{note}/keep", {"seen": "0"})
+    assert status == 303, page
+    assert _types(abcd) == ["note.added", "note.reviewed"]

@@ -347,7 +347,10 @@ def _landed() -> Iterator[list[str]]:
         yield warnings
     finally:
         for warning in warnings:
-            print(f"abcd review: warning: written, but {warning}", file=sys.stderr, flush=True)
+            try:
+                print(f"abcd review: warning: written, but {warning}", file=sys.stderr, flush=True)
+            except OSError:  # the terminal is gone (closed while the act was finished)
+                pass
 
 
 def keep(note_id: str, repo: Repo | None, seen: str) -> None:
