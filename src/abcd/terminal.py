@@ -21,9 +21,16 @@ from __future__ import annotations
 
 # Bidi embeddings, overrides and isolates, the implicit marks, and the Unicode
 # line and paragraph separators, which a terminal may act on or show as nothing.
+# And characters that render as nothing and have no part in a note's words: the
+# zero-width space, the word joiner and invisible operators, the BOM.
 _SHOWN_ESCAPED = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
+    "\u200b\u2060\u2061\u2062\u2063\u2064\ufeff"
 )
+# Plane 14: tag characters and the supplementary variation selectors. They render as
+# nothing, yet a run of them spells text a model reads (one per ASCII letter, or per
+# byte): shown, a hidden sentence is seen; unseen, a person keeps words they never read.
+_INVISIBLE_PLANE = range(0xE0000, 0xE1000)
 
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -33,12 +40,14 @@ def _escape(ch: str) -> str:
     code = ord(ch)
     if ch in _NAMED:
         return _NAMED[ch]
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _acts(ch: str) -> bool:
     code = ord(ch)
-    return code < 0x20 or 0x7F <= code < 0xA0 or ch in _SHOWN_ESCAPED
+    return code < 0x20 or 0x7F <= code < 0xA0 or ch in _SHOWN_ESCAPED or code in _INVISIBLE_PLANE
 
 
 def escaped(text: str, *, keep: str = "\n\t") -> str:

@@ -299,3 +299,21 @@ def test_an_unchanged_save_in_a_browser_revises_nothing_and_an_edit_keeps_the_li
     assert [row["type"] for row in events(abcd)] == ["note.added", "note.revised"]
     shown = json.loads(abcd("memory", "show", note, "--json").out)["note"]
     assert shown["body"] == body  # the text the person did not touch, as it was
+
+
+def test_a_title_of_one_long_word_pushes_no_stamp_out_of_sight(
+    repo: Path, abcd: Run, browser: Browser, served: DeskServer
+) -> None:
+    """A title of 120 letters without a space widened the journal's table until its `by` and
+    `session` columns lay past the panel's edge, for every row, and the history's title past the
+    page's: who wrote what was out of sight. Every such text wraps where it must."""
+    note = add_note(abcd, "W" * 120, "A body.", "wide")
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.goto(served.url)
+    page.goto(served.url.split("?")[0] + "journal")
+    panel = page.locator("section.events").bounding_box()
+    author = page.locator("section.events tbody tr td:nth-child(5)").first.bounding_box()
+    assert panel is not None and author is not None
+    assert author["x"] + author["width"] <= panel["x"] + panel["width"]
+    page.goto(served.url.split("?")[0] + f"notes/{note}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1200

@@ -227,3 +227,25 @@ def test_a_client_that_resets_its_connection_prints_nothing_on_the_terminal(
     time.sleep(0.5)
     assert desk.request("GET", "/", headers=desk.cookie()).status == 200  # still serving
     assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "title", [b"caf\xe9 au lait", b"caf%E9 au lait"], ids=["raw byte", "percent-encoded"]
+)
+def test_a_form_that_is_not_utf8_is_refused_and_writes_nothing(
+    desk: Desk, abcd: Run, title: bytes
+) -> None:
+    """The desk's pages are UTF-8 and a browser sends their forms so; other bytes are refused
+    (as the commands refuse them), never written with U+FFFD in place of what was meant."""
+    note = add_note(abcd, "Coffee breaks are at ten", "Ten sharp.", "coffee")
+    before = _events(abcd)
+    body = b"token=" + desk.token.encode() + b"&seen=0&title=" + title + b"&body=x&recall=coffee"
+    head = (
+        f"POST {desk.root}/notes/{note}/revise HTTP/1.1\r\nHost: {desk.host}\r\n"
+        f"Cookie: {desk.server.cookie}={desk.token}\r\nConnection: close\r\n"
+        f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    answer = _raw(desk, head.encode() + body)
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+    assert answer.endswith(b"the form is not UTF-8 text\n")
+    assert _events(abcd) == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import http.client
 import os
 import pty
@@ -9,9 +10,12 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
+
+import pytest
 
 from tests.conftest import Run
 from tests.web.conftest import add_note
@@ -153,3 +157,76 @@ def test_at_a_terminal_it_prints_its_url_serves_it_and_stops_cleanly_on_ctrl_c(
         rest = _stop(proc, main)
     assert "abcd review: stopped" in rest
     assert "Traceback" not in shown + rest
+
+
+def test_a_link_no_browser_opened_is_spent_and_its_use_said_on_the_terminal(
+    repo: Path, abcd: Run, tmp_path: Path
+) -> None:
+    """A browser command that fails had the link on its command line (`ps`) all the same: the
+    code is spent, so whoever read it is refused, and the person is told, never let in unseen."""
+    opened = tmp_path / "opened"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\nexit 1\n')
+    browser.chmod(0o755)
+    env = {"BROWSER": str(browser), "DISPLAY": "", "WAYLAND_DISPLAY": ""}
+    proc, main = _at_a_terminal(repo, env=env)
+    try:
+        shown = _read_until(main, re.compile(r"no browser could be opened"))
+        assert "open the link yourself" in shown, shown
+        link = urlsplit(opened.read_text())
+        used = _get(int(link.port or 0), f"{link.path}?{link.query}")
+        assert used.status == 403
+        assert "Set-Cookie" not in used.headers
+        warned = _read_until(main, re.compile(r"another program on this machine read it"))
+        assert "abcd review: warning:" in warned
+    finally:
+        rest = _stop(proc, main)
+    assert "abcd review: stopped" in rest
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM], ids=["hangup", "term"])
+def test_a_closed_terminal_stops_the_desk_as_ctrl_c_does_finishing_the_act_under_way(
+    repo: Path, abcd: Run, abcd_home: Path, signum: int
+) -> None:
+    """Closing the terminal (SIGHUP) or `kill` (SIGTERM) killed the desk at once, an act being
+    answered with it; they stop it as Ctrl-C does: the act finishes, then the desk exits."""
+    note = add_note(abcd, "Run the linter before pushing", "ruff check src tests", "lint")
+    proc, main = _at_a_terminal(repo, "--no-browser")
+    answered: list[int] = []
+    try:
+        found = URL.search(_read_until(main, URL))
+        assert found is not None
+        port, root, token = int(found[1]), found[2], found[3]
+        with open(abcd_home / "journal" / ".lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # the act waits for the journal's lock
+
+            def keep() -> None:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                form = f"token={token}&seen=0"
+                conn.request(
+                    "POST",
+                    f"{root}/notes/{note}/keep",
+                    body=form,
+                    headers={
+                        "Cookie": f"abcd_desk_{port}={token}",
+                        "Content-Type": "application/x-www-form-urlencoded",
+                    },
+                )
+                answered.append(conn.getresponse().status)
+                conn.close()
+
+            acting = threading.Thread(target=keep)
+            acting.start()
+            time.sleep(1.0)
+            proc.send_signal(signum)
+            time.sleep(0.5)
+        acting.join(timeout=30)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+    assert answered == [303]
+    kept = abcd("journal", "audit", "--note", note)
+    assert "note.reviewed" in kept.out

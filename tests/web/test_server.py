@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import http.client
+import os
+import resource
+import socket
 import threading
 import time
 
 from abcd.web.server import DeskServer, Request, Response
+from tests.web.conftest import Desk
 
 
 def test_a_request_being_answered_is_waited_for_when_the_desk_stops() -> None:
@@ -54,3 +58,33 @@ def test_an_idle_kept_alive_connection_does_not_hold_the_desk_open() -> None:
     server.server_close()
     assert time.monotonic() - started < 5
     conn.close()
+
+
+def test_a_desk_out_of_file_descriptors_waits_for_one_instead_of_spinning(desk: Desk) -> None:
+    """Another account holding a thousand slow connections used up the desk's descriptors (a
+    soft limit of 1,024 is common); each new connection then failed to be accepted and was
+    tried again at once, and the desk spun a whole core until they let go."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    held: list[socket.socket] = []
+    resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) + 40, hard))
+    try:
+        while True:  # this process's descriptors: the clients' and the desk's alike
+            try:
+                held.append(socket.create_connection(("127.0.0.1", desk.port), timeout=5))
+            except OSError:
+                break
+        time.sleep(0.5)  # the desk has taken what it could
+        held.pop().close()
+        waiting = socket.socket()  # the one descriptor freed: the desk has none to accept it
+        held.append(waiting)
+        waiting.settimeout(2)
+        waiting.connect_ex(("127.0.0.1", desk.port))
+        before = time.process_time()
+        time.sleep(1.0)
+        spent = time.process_time() - before
+    finally:
+        for conn in held:
+            conn.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert spent < 0.2, f"{spent:.2f} s of CPU in 1 s while waiting for a descriptor"
+    assert desk.get("/").status == 200

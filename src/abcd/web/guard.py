@@ -114,6 +114,12 @@ class Opener:
             self._code, self._spent = mint_token(), False
             return self._code
 
+    def spend(self) -> None:
+        """Spend the code unused: a browser command that failed had it on its command line all
+        the same, so its use is refused and said, as a second use is."""
+        with self._lock:
+            self._spent = True
+
     def take(self, given: str) -> Literal["taken", "spent", "wrong"]:
         """Whether `given` is the code, unspent (and now spent), the code already spent, or not it."""
         with self._lock:

@@ -10,7 +10,9 @@ after a replay's point, and each object flattened into what a template reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -335,8 +337,25 @@ def _seen(text: str) -> int:
     return seen
 
 
+@contextmanager
+def _landed() -> Iterator[list[str]]:
+    """The warnings list an act appends to once its line is in the journal (a cache that could
+    not be written), said on the desk's terminal as the commands say them. Without one, the
+    core raises them, and the page called refused an act the journal holds."""
+    warnings: list[str] = []
+    try:
+        yield warnings
+    finally:
+        for warning in warnings:
+            try:
+                print(f"abcd review: warning: written, but {warning}", file=sys.stderr, flush=True)
+            except OSError:  # the terminal is gone (closed while the act was finished)
+                pass
+
+
 def keep(note_id: str, repo: Repo | None, seen: str) -> None:
-    desk.keep(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo))
+    with _landed() as warnings:
+        desk.keep(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo), warnings=warnings)
 
 
 def revise(note_id: str, repo: Repo | None, draft: dict[str, str], seen: str) -> None:
@@ -350,25 +369,31 @@ def revise(note_id: str, repo: Repo | None, draft: dict[str, str], seen: str) ->
             title = current["title"]
         if draft["body"] == as_sent(current["body"]):
             body = current["body"]
-    desk.revise(
-        note_id,
-        by=PERSON,
-        title=title,
-        body=body,
-        # The form's one field holds the words split by commas; blanks between them are dropped.
-        recall=[word for word in draft["recall"].split(",") if word.strip()],
-        seen=_seen(seen),
-        cwd=_cwd(repo),
-    )
+    with _landed() as warnings:
+        desk.revise(
+            note_id,
+            by=PERSON,
+            title=title,
+            body=body,
+            # The form's one field holds the words split by commas; blanks between them dropped.
+            recall=[word for word in draft["recall"].split(",") if word.strip()],
+            seen=_seen(seen),
+            cwd=_cwd(repo),
+            warnings=warnings,
+        )
 
 
 def promote(note_id: str, repo: Repo | None, seen: str) -> str:
     """Promote the note; the project file it was written into, as shown."""
-    return desk.promote(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo)).file
+    with _landed() as warnings:
+        return desk.promote(
+            note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo), warnings=warnings
+        ).file
 
 
 def remove(note_id: str, repo: Repo | None, seen: str) -> None:
-    desk.remove(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo))
+    with _landed() as warnings:
+        desk.remove(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo), warnings=warnings)
 
 
 def check_promote(note_id: str, repo: Repo | None) -> None:
@@ -383,7 +408,8 @@ def check_restore(note_id: str, repo: Repo | None) -> None:
 
 def restore(note_id: str, repo: Repo | None, seen: str) -> None:
     """Restore the note; `seen` is the seq of the removal the page showed (`_seen`'s rule)."""
-    desk.restore(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo))
+    with _landed() as warnings:
+        desk.restore(note_id, by=PERSON, seen=_seen(seen), cwd=_cwd(repo), warnings=warnings)
 
 
 @dataclass

@@ -6,13 +6,16 @@ The URL (with the run's token) is printed there; the browser, unless
 browser's command line is readable by every account on the machine and the
 terminal is not. Ctrl-C stops the server: no new request is taken, a
 request being answered (an act appending to the journal) is waited for, up
-to `DRAIN_SECONDS`, and the socket is closed.
+to `DRAIN_SECONDS`, and the socket is closed. The terminal closed (SIGHUP)
+and `kill` (SIGTERM) stop it the same way, never in the middle of an act.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 import webbrowser
+from typing import TextIO
 
 from abcd.repo import find_repo
 from abcd.web.guard import mint_root, mint_token
@@ -30,20 +33,44 @@ def start(token: str | None = None) -> DeskServer:
     return DeskServer(desk.route, token, root=root)
 
 
+class _Stopped(Exception):
+    """The terminal closed (SIGHUP) or the desk was asked to end (SIGTERM)."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _Stopped
+
+
+def _say(text: str, stream: TextIO) -> None:
+    """A line on the terminal, if it is still there (after SIGHUP it is not)."""
+    try:
+        print(text, file=stream, flush=True)
+    except OSError:
+        pass
+
+
 def serve(*, open_browser: bool) -> None:
     server = start()
     print(f"abcd review: the desk is at {server.url}", flush=True)
     print("abcd review: the link holds this run's token; Ctrl-C stops the desk", flush=True)
     # The browser gets a one-time link: its command line is readable by every account here.
     if open_browser and not webbrowser.open(server.opening_url()):
+        # Each command tried had the link on its command line: the code is spent, not left live.
+        server.opener.spend()
         print("abcd review: no browser could be opened; open the link yourself", file=sys.stderr)
     try:
+        # By default these end the process at once, an act being answered with it.
+        signal.signal(signal.SIGHUP, _stop)
+        signal.signal(signal.SIGTERM, _stop)
         server.serve_forever()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Stopped):
         pass
     finally:
+        # A later signal must not cut short the wait for an act being answered.
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         finished = server.drain(DRAIN_SECONDS)
         server.server_close()
     if not finished:
-        print("abcd review: stopped while a request was still being answered", file=sys.stderr)
-    print("abcd review: stopped", flush=True)
+        _say("abcd review: stopped while a request was still being answered", sys.stderr)
+    _say("abcd review: stopped", sys.stdout)

@@ -14,8 +14,11 @@ hold the token. A connection that sends nothing for `READ_SECONDS` is closed.
 
 from __future__ import annotations
 
+import errno
+import socket
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,6 +44,9 @@ FORM_MAX_BYTES = 256 * 1024
 LOOPBACK = "127.0.0.1"
 # How long a read on a connection may wait: a request that stalls is closed, never waited on.
 READ_SECONDS = 10.0
+# How long the server waits before it accepts again when it has no descriptor left: the
+# connection waits in the backlog meanwhile, and the loop never spins.
+ACCEPT_PAUSE_SECONDS = 0.1
 # Served as they are, from the package; nothing else is a file the desk serves.
 STATIC = {"desk.css": "text/css; charset=utf-8", "desk.js": "text/javascript; charset=utf-8"}
 # No script, style, image, form target or frame but the desk's own.
@@ -177,7 +183,12 @@ class _DeskHandler(BaseHTTPRequestHandler):
             body = self._body()
             if body is None:
                 return plain(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "form too large")
-            form = _first(parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True))
+            try:  # the pages are UTF-8, so is every form a browser sends from them
+                form = _first(
+                    parse_qs(body.decode("utf-8"), keep_blank_values=True, errors="strict")
+                )
+            except UnicodeDecodeError:  # refused, never written with U+FFFD for what was meant
+                return plain(HTTPStatus.BAD_REQUEST, "the form is not UTF-8 text")
             if not guard.may_change(form.get(TOKEN_FIELD)):
                 return refused("a change must carry the desk's token in its form")
         if method == "GET" and path.startswith("/static/"):
@@ -313,6 +324,16 @@ class DeskServer(ThreadingHTTPServer):
         """The address to hand a browser: a one-time code in place of the token (`Opener`), and
         outside the run's folder, which a command line would give away."""
         return f"http://{LOOPBACK}:{self.guard.port}/?{OPEN_FIELD}={self.opener.mint()}"
+
+    def get_request(self) -> tuple[socket.socket, object]:
+        """Accept a connection; with no descriptor left (connections held open, say by another
+        account), pause first: the listening socket stays readable, and the loop would spin."""
+        try:
+            return super().get_request()
+        except OSError as err:
+            if err.errno in (errno.EMFILE, errno.ENFILE):
+                time.sleep(ACCEPT_PAUSE_SECONDS)
+            raise
 
     def handle_error(self, request: object, client_address: object) -> None:
         """A client that went away (a reset, a read that timed out) is not the desk's fault: it
