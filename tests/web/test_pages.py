@@ -149,6 +149,10 @@ def test_a_restore_of_a_removal_the_person_did_not_read_is_refused(desk: Desk, a
     core.remove(note, by=BY)
     status, page = _post(desk, f"/notes/{note}/restore", {"seen": "2", "confirm": "yes"})
     assert status == 409 and "restored and removed again since you read it" in page
+    # A seq past its last removal (a form no page made) was said "restored and removed again".
+    status, page = _post(desk, f"/notes/{note}/restore", {"seen": "9", "confirm": "yes"})
+    assert status == 409 and "has no removal at seq 9 (its last removal is seq 4" in page
+    assert "restored and removed again" not in page
     for seen in ("", "\u00b2", "x1", "-1"):
         status, page = _post(desk, f"/notes/{note}/restore", {"seen": seen, "confirm": "yes"})
         assert status == 409 and "not a revision number" in page

@@ -215,10 +215,13 @@ def restore_note(
         removal = removed_note(known.home, note_id, repo)
         note, seq = removal.note, removal.seq
         if seen is not None and seq != seen:
+            since = "was restored and removed again since you read it"
+            if seen > seq:  # a later seq than its last removal: no page showed it
+                since = f"has no removal at seq {seen}"
             raise Refused(
                 "removed again",
-                message=f"refused: {note_id} was restored and removed again since you read it "
-                f"(its last removal is seq {seq}, you read seq {seen}); read it again",
+                message=f"refused: {note_id} {since} (its last removal is seq {seq}, "
+                f"you read seq {seen}); read it again",
             )
         check_restorable(note, repo)
         twin = known.twin(store.same_text(note.title, note.body, note.recall, note.root))
