@@ -232,10 +232,6 @@ class StemCache:
         except (ValueError, TypeError):
             raise CacheDamaged(f"{self.parsed_rel}: body {number} is not one it holds") from None
 
-    def later(self, number: int) -> Callable[[], str]:
-        """A kept body, read when first asked for (`Item.body`)."""
-        return lambda: self.text(number)
-
     def close(self) -> None:
         """Give back the parsed file's descriptor (its bodies are read no more)."""
         if self._texts is not None:
