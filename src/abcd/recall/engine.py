@@ -297,6 +297,8 @@ def _load_items(
 def _suppress(items: list[Item], outcome: Outcome) -> list[Item]:
     """Narrower scope wins: drop a machine item whose key a repository item also has."""
     narrow = {i.key: i for i in items if i.layer != "machine"}
+    if narrow.keys().isdisjoint([i.key for i in items if i.layer == "machine"]):
+        return items  # nothing suppressed (a prompt's usual case: no item is asked twice)
     kept = []
     for item in items:
         twin = narrow.get(item.key) if item.layer == "machine" else None
@@ -330,10 +332,32 @@ class _Hits:
             if term is not None and term[0] in distinct and prompt.hits(term)
         )
 
-    def __call__(self, item: Item) -> tuple[str, ...]:
-        if self.hitting.isdisjoint(item.recall):
-            return ()
-        return tuple(filter(self.hitting.__contains__, item.recall))
+    def split(
+        self, items: list[Item], outcome: Outcome
+    ) -> tuple[list[Item], list[tuple[Item, tuple[str, ...]]], list[tuple[Item, tuple[str, ...]]]]:
+        """The items in reach untied (`reach`), those a word hit with their hits (`hitting`), and
+        the tied ones with theirs; an untied item without recall words or hits is withheld. One
+        pass: a prompt asks it of every item in the small layers."""
+        reach: list[Item] = []
+        hitting: list[tuple[Item, tuple[str, ...]]] = []
+        tied: list[tuple[Item, tuple[str, ...]]] = []
+        withheld = outcome.withheld
+        disjoint, hit = self.hitting.isdisjoint, self.hitting.__contains__
+        for item in items:
+            recall = item.recall
+            if not recall:
+                withheld.append((item, "no recall words"))
+                continue
+            hits = () if disjoint(recall) else tuple(filter(hit, recall))
+            if item.root is not None:
+                tied.append((item, hits))
+                continue
+            reach.append(item)
+            if hits:
+                hitting.append((item, hits))
+            else:
+                withheld.append((item, "no word hit"))
+        return reach, hitting, tied
 
 
 def _root(repo: Repo | None, ledger: Ledger | None, outcome: Outcome) -> str | None:
@@ -576,23 +600,8 @@ def _recall(
         set_aside_bits = bitset.of(numbered.values(), indexed.index.count)
         found &= ~set_aside_bits
 
-    reach: list[Item] = []
-    hitting: list[tuple[Item, tuple[str, ...]]] = []
-    tied: list[tuple[Item, tuple[str, ...]]] = []
     hits_in = _Hits(items, prompt, stems.terms_of if stems is not None else _terms_of)
-    for item in items:
-        if not item.recall:
-            outcome.withheld.append((item, "no recall words"))
-            continue
-        hits = hits_in(item)
-        if item.root is not None:
-            tied.append((item, hits))
-            continue
-        reach.append(item)
-        if hits:
-            hitting.append((item, hits))
-        else:
-            outcome.withheld.append((item, "no word hit"))
+    reach, hitting, tied = hits_in.split(items, outcome)
     for item, hits in tied:
         if root is not None and item.root == root:
             reach.append(item)
@@ -719,14 +728,23 @@ class _Small:
         scores = [0.0] * len(items)
         terms = sorted(table.columns)
         n, holding = self.corpus.n, self.corpus.holding(terms)
+        position: dict[int, int] | None = None
         for term in terms:
             c = idf(n, holding[term])
-            scores = [
-                s + c * w / (w + norm) if w is not None else s
-                for s, w, norm in zip(
-                    scores, map(table.columns[term].get, numbers), norms, strict=True
-                )
-            ]
+            column = table.columns[term]
+            if len(column) * SPARSE_SHARE >= len(items):  # one pass over every candidate
+                scores = [
+                    s + c * w / (w + norm) if w is not None else s
+                    for s, w, norm in zip(scores, map(column.get, numbers), norms, strict=True)
+                ]
+                continue
+            # A term few items hold: only its holders among the candidates get their part (the
+            # same sum to the bit: a candidate without the term gets none either way).
+            if position is None:
+                position = dict(zip(numbers, range(len(numbers)), strict=True))
+            for no in column.keys() & position.keys():
+                i, w = position[no], column[no]
+                scores[i] = scores[i] + c * w / (w + norms[i])
         return list(zip(scores, items, strict=True))
 
     def item(self, key: str) -> tuple[Item, tuple[str, ...]]:
@@ -734,6 +752,12 @@ class _Small:
 
     def scored(self, key: str, item: Item) -> Scored:
         return _breakdown(self.corpus, self.prompt, item)
+
+
+# `_Small.score` adds a term's parts holder by holder when fewer than one candidate in this many
+# holds it (a dict look-up a holder costs about what this many candidates' pass costs), else in one
+# pass over every candidate.
+SPARSE_SHARE = 4
 
 
 # Past this many terms many notes hold, a prompt's candidates are scored note by note (a read each)

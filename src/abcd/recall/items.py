@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import stat
 import time
-from itertools import chain
 
 from abcd import fastjson
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_PLAIN
@@ -254,7 +253,7 @@ def _as_kept(value: object, size: int, recall_at: int) -> TypeGuard[tuple[Any, .
     """Whether a parsed-cache entry has the shape it was kept in: `size` strings, but the one at
     `recall_at` a tuple of strings and the body just before it the number it was set apart under
     (never below zero: those number the bodies this prompt sets apart itself). A damaged cache
-    reads as nothing kept, never as an error. (`str.join` checks the strings in C.)"""
+    reads as nothing kept, never as an error."""
     return type(value) is tuple and _as_kept_all([value], size, recall_at)
 
 
@@ -263,16 +262,16 @@ def _as_kept_all(values: list[Any], size: int, recall_at: int) -> bool:
     (every prompt asks it of every kept note: 10,000 one by one cost ~9 ms)."""
     if not values:
         return True
-    if set(map(type, values)) != _TUPLE or set(map(len, values)) != {size}:
+    if set(map(type, values)) != _TUPLE or set(map(len, values)) != {size}:  # then by column
         return False
     columns = list(zip(*values, strict=True))
     bodies, recalls = columns[recall_at - 1], columns[recall_at]
     if set(map(type, bodies)) != _INT or min(bodies) < 0 or set(map(type, recalls)) != _TUPLE:
         return False
-    texts = [c for at, c in enumerate(columns) if at not in (recall_at - 1, recall_at)]
-    try:
-        "".join(chain.from_iterable(texts))
-        "".join(chain.from_iterable(recalls))
+    try:  # `str.join` checks the strings in C, a column at a time
+        for at, column in enumerate(columns):
+            if at != recall_at - 1:
+                "".join(column if at != recall_at else map("".join, column))
     except TypeError:
         return False
     return True

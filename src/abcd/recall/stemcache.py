@@ -482,7 +482,7 @@ class ReachTable:
         lengths: tuple[int, ...],
         columns: dict[str, dict[int, int]],
     ) -> None:
-        self.at = {key: no for no, key in enumerate(order)}
+        self.at = dict(zip(order, range(len(order)), strict=True))
         self.n, self.total, self.lengths, self.columns = n, total, lengths, columns
         self._telling: frozenset[str] | None = None
         self._holders: set[int] = set()
