@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     # What a ranked candidate refers to: a small layer's item scored by `Corpus` (breakdown and
     # all) or from the reach's table (the item), or an indexed machine note (its number).
     Ranked = Scored | Item | int
+    # An item and the recall words of it that hit the prompt.
+    Hit = tuple[Item, tuple[str, ...]]
 
     class Lazy(Protocol):
         """Where a candidate ranked without its text finds its item and per-term breakdown."""
@@ -334,13 +336,15 @@ class _Hits:
 
     def split(
         self, items: list[Item], outcome: Outcome
-    ) -> tuple[list[Item], list[tuple[Item, tuple[str, ...]]], list[tuple[Item, tuple[str, ...]]]]:
-        """The items in reach untied (`reach`), those a word hit with their hits (`hitting`), and
-        the tied ones with theirs; an untied item without recall words or hits is withheld. One
-        pass: a prompt asks it of every item in the small layers."""
+    ) -> tuple[list[Item], list[Hit], list[Item], list[Hit]]:
+        """The items in reach untied (`reach`), those a word hit with their hits (`hitting`), the
+        others in reach (`missed`, for the second tier), and the tied ones with their hits; an
+        untied item without recall words or hits is withheld. One pass: a prompt asks it of
+        every item in the small layers."""
         reach: list[Item] = []
-        hitting: list[tuple[Item, tuple[str, ...]]] = []
-        tied: list[tuple[Item, tuple[str, ...]]] = []
+        hitting: list[Hit] = []
+        missed: list[Item] = []
+        tied: list[Hit] = []
         withheld = outcome.withheld
         disjoint, hit = self.hitting.isdisjoint, self.hitting.__contains__
         for item in items:
@@ -356,8 +360,9 @@ class _Hits:
             if hits:
                 hitting.append((item, hits))
             else:
+                missed.append(item)
                 withheld.append((item, "no word hit"))
-        return reach, hitting, tied
+        return reach, hitting, missed, tied
 
 
 def _root(repo: Repo | None, ledger: Ledger | None, outcome: Outcome) -> str | None:
@@ -601,13 +606,14 @@ def _recall(
         found &= ~set_aside_bits
 
     hits_in = _Hits(items, prompt, stems.terms_of if stems is not None else _terms_of)
-    reach, hitting, tied = hits_in.split(items, outcome)
+    reach, hitting, missed, tied = hits_in.split(items, outcome)
     for item, hits in tied:
         if root is not None and item.root == root:
             reach.append(item)
             if hits:
                 hitting.append((item, hits))
                 continue
+            missed.append(item)
         if not hits:
             outcome.withheld.append((item, "no word hit"))
         elif repo is None:
@@ -618,7 +624,6 @@ def _recall(
     if not hitting and not found and not content(prompt):
         _take(outcome, ledger, blocks, iter(()))  # nothing to rank, nor to judge
         return outcome
-    by_key = {item.key: item for item in reach}
     table = None
     if stems is not None:
         # The reach's figures and the prompt's columns, from the cache.
@@ -628,6 +633,7 @@ def _recall(
         # One pass over the reach's text (in C: translate, split, set difference) stems new words at once.
         warm(words("\n".join(t for item in reach for t in (item.title, item.body))))
         docs = {item.key: item.doc() for item in reach}
+    by_key = {item.key: item for item in reach} if table is None else {}  # `Corpus`'s candidates
     groups = [EVERYWHERE, *([root] if root is not None else [])]
     minus: list[IndexForward] = []
     if indexed is not None:
@@ -643,10 +649,9 @@ def _recall(
                 minus.append(indexed.index.forward(held[note_id]))
     corpus = _Reach(list(docs.values()), indexed, groups, minus, table)
     # The second tier (issue 16): items no recall word hit, judged on the prompt's content words.
-    hit_keys = {item.key for item, _ in hitting}
     wide, wide_notes, outcome.second = widen(
         prompt,
-        [item for item in reach if item.key not in hit_keys],
+        missed,
         table.forward_if if table is not None else forward_of,
         corpus.holding,
         corpus.n,

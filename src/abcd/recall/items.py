@@ -253,8 +253,22 @@ def _as_kept(value: object, size: int, recall_at: int) -> TypeGuard[tuple[Any, .
     """Whether a parsed-cache entry has the shape it was kept in: `size` strings, but the one at
     `recall_at` a tuple of strings and the body just before it the number it was set apart under
     (never below zero: those number the bodies this prompt sets apart itself). A damaged cache
-    reads as nothing kept, never as an error."""
-    return type(value) is tuple and _as_kept_all([value], size, recall_at)
+    reads as nothing kept, never as an error. (`str.join` checks the strings in C: every prompt
+    asks this of every kept page.)"""
+    if (
+        type(value) is not tuple
+        or len(value) != size
+        or type(value[recall_at]) is not tuple
+        or type(value[recall_at - 1]) is not int
+        or value[recall_at - 1] < 0
+    ):
+        return False
+    try:
+        "".join(value[: recall_at - 1] + value[recall_at + 1 :])
+        "".join(value[recall_at])
+    except TypeError:
+        return False
+    return True
 
 
 def _as_kept_all(values: list[Any], size: int, recall_at: int) -> bool:
@@ -574,14 +588,13 @@ def _scan_pages(
     for name in sorted(os.listdir(dfd)):
         if not is_page_name(name):
             continue
-        st, read_ns = None, 0
+        st, read_ns, rel = None, 0, prefix + name
         if cache is not None:
             read_ns = time.time_ns()
             st = _lstat(name, dfd, PAGE_MAX_BYTES, writable)  # else the read names what is wrong
-            parsed = cache.parsed(prefix + name, st) if st is not None else None
-            if st is not None and usable_kept(parsed, prefix + name):
+            parsed = cache.parsed(rel, st) if st is not None else None
+            if st is not None and usable_kept(parsed, rel):
                 title, body, recall, recency, signature = parsed
-                stem_key = _stem_key(prefix + name, st)
                 items.append(
                     Item.kept(
                         "page",
@@ -592,7 +605,7 @@ def _scan_pages(
                         body,
                         recall,
                         recency,
-                        stem_key,
+                        _stem_key(rel, st),
                         signature,
                         cache.text,
                     )
@@ -608,9 +621,9 @@ def _scan_pages(
         if (
             cache is not None
             and st is not None
-            and cache.keep(prefix + name, st, read_ns, _page_fields(item, cache))
+            and cache.keep(rel, st, read_ns, _page_fields(item, cache))
         ):
-            item.stem_key = _stem_key(prefix + name, st)  # as the next prompt's kept page
+            item.stem_key = _stem_key(rel, st)  # as the next prompt's kept page
         items.append(item)
     return items, problems
 
