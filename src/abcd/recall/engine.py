@@ -589,14 +589,16 @@ def _recall(
     root = _root(repo, ledger, outcome) if has_tied or tied_items else None
 
     # Machine notes through the index: the notes holding a recall term the prompt hits.
-    narrow_ids = {i.key for i in items if i.kind == "note" and i.layer != "machine"}
+    narrow = [i.key for i in items if i.kind == "note" and i.layer != "machine"]  # file order
+    narrow_ids = set(narrow)
     found = 0  # the machine's candidates, a bitset (`abcd.recall.bitset`)
     if indexed is not None:
         # Only the groups that can come back here: a note tied to another repository is never read.
         found = indexed.index.candidates(prompt, {EVERYWHERE, root or EVERYWHERE})
         # A note removed since the index, shadowed by a newer copy in the journal's tail, or
         # suppressed by a project note of the same id is not a candidate.
-        set_aside = indexed.gone | narrow_ids | set(indexed.extra)
+        # (In an order their sources fix, so the stem cache keys them without sorting them.)
+        set_aside = [*sorted(indexed.gone | indexed.extra.keys()), *narrow]
         numbered = (
             stems.numbers(indexed.index, set_aside)
             if stems is not None

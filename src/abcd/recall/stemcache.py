@@ -343,15 +343,17 @@ class StemCache:
             return found
         return {word: self.term(word) for word in words}
 
-    def numbers(self, index: Index, note_ids: set[str]) -> dict[str, int]:
+    def numbers(self, index: Index, note_ids: list[str]) -> dict[str, int]:
         """The index's note numbers of `note_ids` (the promoted, removed and newer notes), kept
         for as long as the index and the ids are the same: a checkout's promoted ids cost a
-        lookup each (a bucket read) on every prompt otherwise."""
+        lookup each (a bucket read) on every prompt otherwise. Kept under the ids in the order
+        given (the caller's is fixed by their sources: the same list, the same ids), not
+        sorted: sorting 10,000 project note ids cost ~2 ms a prompt."""
         key = (
             index.FORMAT_KEY,
             tuple(index.checkpoint),
             index.count,
-            sha256_hex("\n".join(sorted(note_ids)).encode("utf-8")),
+            sha256_hex("\n".join(note_ids).encode("utf-8")),
         )
         if self.ids is not None and self.ids[0] == key:
             self.ids_used = self.ids
