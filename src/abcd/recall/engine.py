@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     # What a ranked candidate refers to: a small layer's item scored by `Corpus` (breakdown and
     # all) or from the reach's table (the item), or an indexed machine note (its number).
     Ranked = Scored | Item | int
+    # An item and the recall words of it that hit the prompt.
+    Hit = tuple[Item, tuple[str, ...]]
 
     class Lazy(Protocol):
         """Where a candidate ranked without its text finds its item and per-term breakdown."""
@@ -297,6 +299,8 @@ def _load_items(
 def _suppress(items: list[Item], outcome: Outcome) -> list[Item]:
     """Narrower scope wins: drop a machine item whose key a repository item also has."""
     narrow = {i.key: i for i in items if i.layer != "machine"}
+    if narrow.keys().isdisjoint([i.key for i in items if i.layer == "machine"]):
+        return items  # nothing suppressed (a prompt's usual case: no item is asked twice)
     kept = []
     for item in items:
         twin = narrow.get(item.key) if item.layer == "machine" else None
@@ -330,10 +334,35 @@ class _Hits:
             if term is not None and term[0] in distinct and prompt.hits(term)
         )
 
-    def __call__(self, item: Item) -> tuple[str, ...]:
-        if self.hitting.isdisjoint(item.recall):
-            return ()
-        return tuple(filter(self.hitting.__contains__, item.recall))
+    def split(
+        self, items: list[Item], outcome: Outcome
+    ) -> tuple[list[Item], list[Hit], list[Item], list[Hit]]:
+        """The items in reach untied (`reach`), those a word hit with their hits (`hitting`), the
+        others in reach (`missed`, for the second tier), and the tied ones with their hits; an
+        untied item without recall words or hits is withheld. One pass: a prompt asks it of
+        every item in the small layers."""
+        reach: list[Item] = []
+        hitting: list[Hit] = []
+        missed: list[Item] = []
+        tied: list[Hit] = []
+        withheld = outcome.withheld
+        disjoint, hit = self.hitting.isdisjoint, self.hitting.__contains__
+        for item in items:
+            recall = item.recall
+            if not recall:
+                withheld.append((item, "no recall words"))
+                continue
+            hits = () if disjoint(recall) else tuple(filter(hit, recall))
+            if item.root is not None:
+                tied.append((item, hits))
+                continue
+            reach.append(item)
+            if hits:
+                hitting.append((item, hits))
+            else:
+                missed.append(item)
+                withheld.append((item, "no word hit"))
+        return reach, hitting, missed, tied
 
 
 def _root(repo: Repo | None, ledger: Ledger | None, outcome: Outcome) -> str | None:
@@ -560,14 +589,16 @@ def _recall(
     root = _root(repo, ledger, outcome) if has_tied or tied_items else None
 
     # Machine notes through the index: the notes holding a recall term the prompt hits.
-    narrow_ids = {i.key for i in items if i.kind == "note" and i.layer != "machine"}
+    narrow = [i.key for i in items if i.kind == "note" and i.layer != "machine"]  # file order
+    narrow_ids = set(narrow)
     found = 0  # the machine's candidates, a bitset (`abcd.recall.bitset`)
     if indexed is not None:
         # Only the groups that can come back here: a note tied to another repository is never read.
         found = indexed.index.candidates(prompt, {EVERYWHERE, root or EVERYWHERE})
         # A note removed since the index, shadowed by a newer copy in the journal's tail, or
         # suppressed by a project note of the same id is not a candidate.
-        set_aside = indexed.gone | narrow_ids | set(indexed.extra)
+        # (In an order their sources fix, so the stem cache keys them without sorting them.)
+        set_aside = [*sorted(indexed.gone | indexed.extra.keys()), *narrow]
         numbered = (
             stems.numbers(indexed.index, set_aside)
             if stems is not None
@@ -576,29 +607,15 @@ def _recall(
         set_aside_bits = bitset.of(numbered.values(), indexed.index.count)
         found &= ~set_aside_bits
 
-    reach: list[Item] = []
-    hitting: list[tuple[Item, tuple[str, ...]]] = []
-    tied: list[tuple[Item, tuple[str, ...]]] = []
     hits_in = _Hits(items, prompt, stems.terms_of if stems is not None else _terms_of)
-    for item in items:
-        if not item.recall:
-            outcome.withheld.append((item, "no recall words"))
-            continue
-        hits = hits_in(item)
-        if item.root is not None:
-            tied.append((item, hits))
-            continue
-        reach.append(item)
-        if hits:
-            hitting.append((item, hits))
-        else:
-            outcome.withheld.append((item, "no word hit"))
+    reach, hitting, missed, tied = hits_in.split(items, outcome)
     for item, hits in tied:
         if root is not None and item.root == root:
             reach.append(item)
             if hits:
                 hitting.append((item, hits))
                 continue
+            missed.append(item)
         if not hits:
             outcome.withheld.append((item, "no word hit"))
         elif repo is None:
@@ -609,7 +626,6 @@ def _recall(
     if not hitting and not found and not content(prompt):
         _take(outcome, ledger, blocks, iter(()))  # nothing to rank, nor to judge
         return outcome
-    by_key = {item.key: item for item in reach}
     table = None
     if stems is not None:
         # The reach's figures and the prompt's columns, from the cache.
@@ -619,6 +635,7 @@ def _recall(
         # One pass over the reach's text (in C: translate, split, set difference) stems new words at once.
         warm(words("\n".join(t for item in reach for t in (item.title, item.body))))
         docs = {item.key: item.doc() for item in reach}
+    by_key = {item.key: item for item in reach} if table is None else {}  # `Corpus`'s candidates
     groups = [EVERYWHERE, *([root] if root is not None else [])]
     minus: list[IndexForward] = []
     if indexed is not None:
@@ -634,10 +651,9 @@ def _recall(
                 minus.append(indexed.index.forward(held[note_id]))
     corpus = _Reach(list(docs.values()), indexed, groups, minus, table)
     # The second tier (issue 16): items no recall word hit, judged on the prompt's content words.
-    hit_keys = {item.key for item, _ in hitting}
     wide, wide_notes, outcome.second = widen(
         prompt,
-        [item for item in reach if item.key not in hit_keys],
+        missed,
         table.forward_if if table is not None else forward_of,
         corpus.holding,
         corpus.n,
@@ -719,14 +735,23 @@ class _Small:
         scores = [0.0] * len(items)
         terms = sorted(table.columns)
         n, holding = self.corpus.n, self.corpus.holding(terms)
+        position: dict[int, int] | None = None
         for term in terms:
             c = idf(n, holding[term])
-            scores = [
-                s + c * w / (w + norm) if w is not None else s
-                for s, w, norm in zip(
-                    scores, map(table.columns[term].get, numbers), norms, strict=True
-                )
-            ]
+            column = table.columns[term]
+            if len(column) * SPARSE_SHARE >= len(items):  # one pass over every candidate
+                scores = [
+                    s + c * w / (w + norm) if w is not None else s
+                    for s, w, norm in zip(scores, map(column.get, numbers), norms, strict=True)
+                ]
+                continue
+            # A term few items hold: only its holders among the candidates get their part (the
+            # same sum to the bit: a candidate without the term gets none either way).
+            if position is None:
+                position = dict(zip(numbers, range(len(numbers)), strict=True))
+            for no in column.keys() & position.keys():
+                i, w = position[no], column[no]
+                scores[i] = scores[i] + c * w / (w + norms[i])
         return list(zip(scores, items, strict=True))
 
     def item(self, key: str) -> tuple[Item, tuple[str, ...]]:
@@ -734,6 +759,12 @@ class _Small:
 
     def scored(self, key: str, item: Item) -> Scored:
         return _breakdown(self.corpus, self.prompt, item)
+
+
+# `_Small.score` adds a term's parts holder by holder when fewer than one candidate in this many
+# holds it (a dict look-up a holder costs about what this many candidates' pass costs), else in one
+# pass over every candidate.
+SPARSE_SHARE = 4
 
 
 # Past this many terms many notes hold, a prompt's candidates are scored note by note (a read each)

@@ -63,7 +63,7 @@ class _Parsing:
         self.fresh.append(text)
         return -len(self.fresh)
 
-    def later(self, number: int) -> Callable[[], str]:
+    def text(self, number: int) -> str:
         raise AssertionError("this check reads no kept file's items")  # parsed() keeps nothing
 
     def _texts(self, value: Any) -> Any:

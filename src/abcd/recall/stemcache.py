@@ -195,7 +195,7 @@ class StemCache:
             type(ends) is not tuple
             or not ends
             or ends[0] != 0
-            or not all(type(end) is int for end in ends)
+            or set(map(type, ends)) != _INT  # (a C pass: ~10,000 bodies in a large checkout)
             or not all(isinstance(v, dict) for k, v in stored.items() if k in _PARTS)
         ):
             reader.close()
@@ -231,10 +231,6 @@ class StemCache:
             return str(self._blob[ends[number] : ends[number + 1]], "utf-8", "surrogatepass")
         except (ValueError, TypeError):
             raise CacheDamaged(f"{self.parsed_rel}: body {number} is not one it holds") from None
-
-    def later(self, number: int) -> Callable[[], str]:
-        """A kept body, read when first asked for (`Item.body`)."""
-        return lambda: self.text(number)
 
     def close(self) -> None:
         """Give back the parsed file's descriptor (its bodies are read no more)."""
@@ -347,15 +343,17 @@ class StemCache:
             return found
         return {word: self.term(word) for word in words}
 
-    def numbers(self, index: Index, note_ids: set[str]) -> dict[str, int]:
+    def numbers(self, index: Index, note_ids: list[str]) -> dict[str, int]:
         """The index's note numbers of `note_ids` (the promoted, removed and newer notes), kept
         for as long as the index and the ids are the same: a checkout's promoted ids cost a
-        lookup each (a bucket read) on every prompt otherwise."""
+        lookup each (a bucket read) on every prompt otherwise. Kept under the ids in the order
+        given (the caller's is fixed by their sources: the same list, the same ids), not
+        sorted: sorting 10,000 project note ids cost ~2 ms a prompt."""
         key = (
             index.FORMAT_KEY,
             tuple(index.checkpoint),
             index.count,
-            sha256_hex("\n".join(sorted(note_ids)).encode("utf-8")),
+            sha256_hex("\n".join(note_ids).encode("utf-8")),
         )
         if self.ids is not None and self.ids[0] == key:
             self.ids_used = self.ids
@@ -486,7 +484,7 @@ class ReachTable:
         lengths: tuple[int, ...],
         columns: dict[str, dict[int, int]],
     ) -> None:
-        self.at = {key: no for no, key in enumerate(order)}
+        self.at = dict(zip(order, range(len(order)), strict=True))
         self.n, self.total, self.lengths, self.columns = n, total, lengths, columns
         self._telling: frozenset[str] | None = None
         self._holders: set[int] = set()
