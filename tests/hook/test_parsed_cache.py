@@ -408,3 +408,42 @@ def test_a_prompt_writes_its_caches_without_waiting_for_the_disk(
     assert keys(json.loads(out.getvalue())) == ["page:ref_auth_tokens.md"]
     assert (abcd_home / cache_rel(str(repo), "parsed")).is_file()  # written by this prompt
     assert synced == []
+
+
+def test_a_prompt_that_read_every_personal_note_leaves_no_words_for_later_prompts_to_decode(
+    host: Host, repo: Path, abcd: Run, abcd_home: Path, tmp_path: Path
+) -> None:
+    """Without the index (an upgrade, a copied home) a prompt reads every personal note, and the
+    parsed file kept the terms of all their recall words; the prompts after it, through the
+    index again, looked up only the checkout's words, found nothing new to write, and decoded
+    the thousands kept on every prompt (0.4 ms at 10,000 notes), for as long as the checkout
+    changed nothing. The file is written again with what a prompt used once it holds far more."""
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text(
+        "".join(
+            json.dumps({"title": f"Step {n}", "body": "B.", "recall": [f"word{n}", "deploy"]})
+            + "\n"
+            for n in range(400)
+        )
+    )
+    assert abcd("memory", "import", str(notes), "--by", "person").code == 0
+    _age(page(repo / ".abcd" / "memory", "ref_auth_keys.md", ["auth"], "Keys", "Rotate them."))
+    parsed = abcd_home / cache_rel(str(repo), "parsed")
+
+    def kept_words() -> set[str]:
+        found = parsed_file(parsed.read_bytes())
+        assert found is not None
+        return set(found[0]["words"])
+
+    host.start("s1")
+    host.prompt("auth", "s1")
+    index = abcd_home / "memory.idx"
+    index.rename(tmp_path / "away")  # for one prompt, no index: every note read
+    host.prompt("auth and deploy", "s1")
+    (tmp_path / "away").rename(index)  # the same index back, so nothing else changes
+    assert {"word0", "word399", "auth"} <= kept_words()
+    host.start("s2")
+    host.prompt("auth", "s2")
+    assert "auth" in kept_words() and not {"word0", "word399"} & kept_words()
+    host.start("s3")
+    assert keys(host.prompt("auth", "s3")) == ["page:ref_auth_keys.md"]

@@ -119,6 +119,11 @@ def forward_of(item: Item) -> Forward:
 StatKey = tuple[int, int, int, int, int]
 
 
+# The parsed file is written again, with only what a prompt used, when it holds more than this
+# many words (or files) besides, and more besides than the prompt used (`StemCache.save`).
+PARSED_WASTE_MIN = 256
+
+
 def cache_rel(top: str, part: str = "stems") -> str:
     return f"{CACHE_DIR}/{part}-{sha256_hex(top.encode('utf-8'))[:32]}.marshal"
 
@@ -390,8 +395,19 @@ class StemCache:
             self._write(self.rel, {"entries": entries})
             if self._table is not None:
                 self._write_reach(self._table)
-        if self.added_parsed:
+        if self.added_parsed or self._parsed_wasted():
             self._write_parsed()
+
+    def _parsed_wasted(self) -> bool:
+        """Whether the parsed file holds far more words than this prompt looked up (or files than
+        it read), so that every prompt after it would decode them for nothing: after a prompt
+        that read every personal note (no index: an upgrade, a copied home) it held their
+        recall words, thousands, and kept them until something new came (eighteenth round)."""
+        wasted = len(self.terms) - len(self.terms_used)
+        if self.terms_used and wasted > max(PARSED_WASTE_MIN, len(self.terms_used)):
+            return True
+        wasted = len(self.files) - len(self.files_used)
+        return bool(self.files_used) and wasted > max(PARSED_WASTE_MIN, len(self.files_used))
 
     def _write_parsed(self) -> None:
         """The parsed file again: the files this prompt used, their bodies set apart anew."""
