@@ -272,6 +272,8 @@ def test_bare_memory_names_an_unreadable_layer_and_why(abcd: Run, repo: Path) ->
     result = abcd("memory")
     assert result.code == 1  # as `memory list`: the counts, and on stderr what was not read
     assert "personal notes everywhere: 0" in result.out
+    # Not "0": the layer was not read (a file left mid-merge read as a project with no notes).
+    assert "project notes (.abcd/memory.json): unreadable\n" in result.out
     assert result.err.startswith("abcd: project notes unreadable")
     assert ".abcd/memory.json" in result.err and "not a memory file" in result.err
 

@@ -36,6 +36,8 @@ class Listed:
     shadowed: dict[str, bool] = field(default_factory=dict)
     # The home's path, shown, when it does not exist (nothing was ever written there), for the text.
     no_home: str | None = None
+    # The layers that could not be read (their notes are missing from `entries`, not none).
+    unread_layers: set[str] = field(default_factory=set)
 
 
 def _machine_notes(listed: Listed) -> tuple[Note, ...]:
@@ -48,6 +50,7 @@ def _machine_notes(listed: Listed) -> tuple[Note, ...]:
             return load(home).view.notes
     except AbcdError as err:
         listed.unreadable.append(f"personal notes unreadable: {err}")
+        listed.unread_layers.add("machine")
         return ()
 
 
@@ -56,6 +59,7 @@ def _project_notes(repo: Repo | None, listed: Listed) -> tuple[ProjectNote, ...]
         return read_project_notes(repo)
     except AbcdError as err:
         listed.unreadable.append(f"project notes unreadable: {err}")
+        listed.unread_layers.add("project")
         return ()
 
 
@@ -235,6 +239,7 @@ class Counts:
     project: int
     in_repository: bool
     unreadable: tuple[str, ...]
+    unread_layers: frozenset[str] = frozenset()
 
 
 def summarize(repo: Repo | None) -> Counts:
@@ -249,6 +254,7 @@ def summarize(repo: Repo | None) -> Counts:
         project=by_reach[PROJECT],
         in_repository=repo is not None,
         unreadable=tuple(listed.unreadable),
+        unread_layers=frozenset(listed.unread_layers),
     )
 
 
@@ -266,13 +272,23 @@ def summary_json(counts: Counts) -> dict[str, object]:
 
 
 def summary_lines(counts: Counts) -> list[str]:
+    """The counts as text; a layer that could not be read is said so, never counted as none (a
+    file left mid-merge read "project notes: 0" above the line saying why)."""
+
+    def count(layer: str, number: int) -> str:
+        return "unreadable" if layer in counts.unread_layers else str(number)
+
     lines = []
     if counts.in_repository:
-        lines.append(f"personal notes for this repository: {counts.this_repository}")
-    lines.append(f"personal notes everywhere: {counts.everywhere}")
-    lines.append(f"personal notes for other repositories: {counts.other_repositories}")
+        lines.append(
+            f"personal notes for this repository: {count('machine', counts.this_repository)}"
+        )
+    lines.append(f"personal notes everywhere: {count('machine', counts.everywhere)}")
+    lines.append(
+        f"personal notes for other repositories: {count('machine', counts.other_repositories)}"
+    )
     if counts.in_repository:
-        lines.append(f"project notes (.abcd/memory.json): {counts.project}")
+        lines.append(f"project notes (.abcd/memory.json): {count('project', counts.project)}")
     else:
         lines.append("project notes: none (not in a git repository)")
     return lines
