@@ -782,3 +782,22 @@ def test_audit_json_keeps_a_notes_title_apart_from_what_a_review_did(abcd: Run, 
     assert (kept["title"], kept["what"]) == (None, "kept as of revision 0")
     line = abcd("journal", "audit").out.splitlines()[1]
     assert line.endswith("  kept as of revision 0")  # the terminal's row reads as before
+
+
+def test_a_promoted_note_a_teammate_removed_from_the_project_file_is_listed_as_gone_from_it(
+    abcd: Run, repo: Path
+) -> None:
+    """After a pull that removed a promoted note from `.abcd/memory.json`, `memory list` still
+    said only "promoted by ...", as if the team held it (the team walk, eighteenth round)."""
+    note_id = add(abcd)
+    code, out = at_a_terminal(["memory", "promote", note_id], "yes", repo)
+    assert code == 0, out
+    listed = abcd("memory", "list", cwd=repo)
+    assert "promoted by" in listed.out and "no longer holds it" not in listed.out
+    (repo / ".abcd" / "memory.json").write_text(json.dumps({"schema_version": 1, "notes": []}))
+    listed = abcd("memory", "list", cwd=repo)
+    assert listed.code == 0, listed.err
+    assert ".abcd/memory.json here no longer holds it (git log says who removed it)" in listed.out
+    elsewhere = repo.parent / "elsewhere"
+    elsewhere.mkdir()
+    assert "no longer holds it" not in abcd("memory", "list", cwd=elsewhere).out

@@ -38,6 +38,9 @@ class Listed:
     no_home: str | None = None
     # The layers that could not be read (their notes are missing from `entries`, not none).
     unread_layers: set[str] = field(default_factory=set)
+    # The personal notes tied to this repository, promoted, that its project file no longer holds
+    # (a teammate removed the copy): for the text only.
+    promoted_gone: set[str] = field(default_factory=set)
 
 
 def _machine_notes(listed: Listed) -> tuple[Note, ...]:
@@ -132,6 +135,13 @@ def list_notes(repo: Repo | None) -> Listed:
             if twin is not None and here:
                 keys = ("title", "body", "recall")
                 listed.shadowed[entry["id"]] = any(twin[k] != entry[k] for k in keys)
+            elif (
+                twin is None
+                and entry["promoted_at"]
+                and entry["reach"] == THIS_REPOSITORY
+                and "project" not in listed.unread_layers
+            ):
+                listed.promoted_gone.add(entry["id"])
     return listed
 
 
@@ -224,6 +234,10 @@ def render(listed: Listed) -> list[str]:
         lines.append(f"  written by {by} at {at}, {session}, origin {origin}")
         stamps = _stamps_line(entry)
         if stamps is not None:
+            if entry["id"] in listed.promoted_gone:
+                stamps += (
+                    "; .abcd/memory.json here no longer holds it (git log says who removed it)"
+                )
             lines.append(stamps)
         lines.extend(f"  | {body_line}" for body_line in entry["body"].splitlines())
         lines.append("")
