@@ -12,6 +12,10 @@ from __future__ import annotations
 import os
 import stat
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from subprocess import CompletedProcess
+
 # The repository layer's files, under `<top>/.abcd/` (read through `abcd.trust.Checkout`), and
 # the same under the top.
 PRIVATE_NAMES = ".work.local/private-names.txt"
@@ -112,14 +116,7 @@ def _ask_root_commit(top: str) -> str | None:
     if git is None:
         raise StorageError(no_git)
     try:
-        out = subprocess.run(
-            [git, "rev-list", "--max-parents=0", "HEAD"],
-            cwd=top,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
+        out = _git(git, top, "rev-list", "--max-parents=0", "HEAD")
     except FileNotFoundError:  # gone since it was found
         raise StorageError(no_git) from None
     except (OSError, subprocess.SubprocessError) as err:
@@ -134,6 +131,15 @@ def _ask_root_commit(top: str) -> str | None:
     return roots[-1] if roots else None
 
 
+def _git(git: str, top: str, *args: str) -> CompletedProcess[str]:
+    """`git ARGS` run in `top`, its output as text; what `subprocess.run` raises."""
+    import subprocess
+
+    return subprocess.run(
+        [git, *args], cwd=top, capture_output=True, text=True, timeout=30, check=False
+    )
+
+
 def _cut_at(git: str, top: str, roots: list[str]) -> bool:
     """Whether the original root `rev-list` found is a shallow clone's cut, not the first commit.
 
@@ -144,14 +150,7 @@ def _cut_at(git: str, top: str, roots: list[str]) -> bool:
     import subprocess
 
     try:
-        out = subprocess.run(
-            [git, "rev-parse", "--git-path", "shallow"],
-            cwd=top,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
+        out = _git(git, top, "rev-parse", "--git-path", "shallow")
     except (OSError, subprocess.SubprocessError):
         return False  # rev-list answered a moment ago: read as not shallow
     path = out.stdout.strip()
