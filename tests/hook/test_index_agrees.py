@@ -310,6 +310,41 @@ def test_the_session_sweep_removes_stale_stem_caches_too(abcd_home: Path) -> Non
     assert not old.exists() and fresh.exists()
 
 
+def test_a_session_start_looks_at_a_bounded_window_of_old_sessions_and_in_time_removes_all(
+    host: Host, abcd_home: Path
+) -> None:
+    """Every session's start swept by `stat`ing every session, fill and cache file: 10,000 past
+    sessions cost each start 79 ms. A start looks at `SWEEP_AT_ONCE` files of a folder, a window
+    that moves with the clock; the stale ones go over later starts, the fresh ones stay."""
+    import os
+    import time
+
+    from abcd.session.files import SWEEP_AT_ONCE, sweep_stale
+
+    host.start("s0")  # the home and its folders
+    sessions = abcd_home / "sessions"
+    week_and_a_day = time.time() - 8 * 24 * 3600
+    stale = [sessions / f"old-{n}.jsonl" for n in range(SWEEP_AT_ONCE * 3)]
+    fresh = [sessions / f"new-{n}.jsonl" for n in range(40)]
+    for path in [*stale, *fresh]:
+        path.write_bytes(b"{}\n")
+        path.chmod(0o600)
+    for path in stale:
+        os.utime(path, (week_and_a_day, week_and_a_day))
+    host.start("s1")  # a real start: one window
+    left = sum(path.exists() for path in stale)
+    assert len(stale) - SWEEP_AT_ONCE <= left < len(stale)
+    home = Home.open(abcd_home)
+    assert home is not None
+    with home:
+        for n in range(40):  # later starts, the clock moving on
+            if not any(path.exists() for path in stale):
+                break
+            assert sweep_stale(home, time.time() + n * 0.0371) <= SWEEP_AT_ONCE
+    assert not any(path.exists() for path in stale)
+    assert all(path.exists() for path in fresh)
+
+
 @pytest.mark.parametrize("note_by_note", [False, True], ids=["term-by-term", "note-by-note"])
 def test_dense_postings_and_either_scoring_agree_with_the_fold_to_the_bit(
     repo: Path, abcd_home: Path, monkeypatch: pytest.MonkeyPatch, note_by_note: bool
