@@ -184,6 +184,32 @@ def test_a_link_no_browser_opened_is_spent_and_its_use_said_on_the_terminal(
     assert "abcd review: stopped" in rest
 
 
+def test_a_browser_that_would_take_the_terminal_is_not_started_and_the_link_is_printed(
+    repo: Path, abcd: Run, tmp_path: Path
+) -> None:
+    """With no display and TERM set (an ssh session), `webbrowser` starts lynx or w3m in the
+    desk's own terminal, and the desk waited for it to end before it served: the page stayed
+    "loading" until the person quit the browser. Such a browser is not started."""
+    started = tmp_path / "started"
+    browser = tmp_path / "lynx"
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {started}\n')
+    browser.chmod(0o755)
+    env = {"BROWSER": str(browser), "DISPLAY": "", "WAYLAND_DISPLAY": "", "TERM": "xterm"}
+    proc, main = _at_a_terminal(repo, env=env)
+    try:
+        shown = _read_until(main, re.compile(r"open the link yourself"))
+        assert "the browser here runs in this terminal, which the desk holds" in shown, shown
+        found = URL.search(shown)
+        assert found is not None, shown
+        port, root, token = int(found[1]), found[2], found[3]
+        answer = _get(port, f"{root}/?token={token}")  # the printed link serves at once
+        assert answer.status in (200, 303), answer.status
+    finally:
+        rest = _stop(proc, main)
+    assert not started.exists()
+    assert "abcd review: stopped" in rest
+
+
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM], ids=["hangup", "term"])
 def test_a_closed_terminal_stops_the_desk_as_ctrl_c_does_finishing_the_act_under_way(
     repo: Path, abcd: Run, abcd_home: Path, signum: int

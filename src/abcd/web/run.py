@@ -12,6 +12,7 @@ and `kill` (SIGTERM) stop it the same way, never in the middle of an act.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import webbrowser
@@ -49,12 +50,40 @@ def _say(text: str, stream: TextIO) -> None:
         pass
 
 
+# Browsers that run in the terminal they are started from (`webbrowser` starts them when there
+# is no display and TERM is set, or when BROWSER names one).
+_TERMINAL_BROWSERS = frozenset(
+    {"www-browser", "links", "links2", "elinks", "lynx", "w3m", "browsh"}
+)
+
+
+def _in_the_terminal() -> bool:
+    """Whether the browser `webbrowser` would try first runs in this terminal: it would take the
+    desk's own terminal, and the desk waits for it to end before it serves (the page stayed
+    "loading" until the person quit it)."""
+    try:
+        browser = webbrowser.get()
+    except webbrowser.Error:
+        return False  # none: `webbrowser.open` says so
+    command = getattr(browser, "name", "") or ""
+    first = command.split()[0] if command.split() else ""
+    return type(browser) is webbrowser.GenericBrowser and (
+        os.path.basename(first) in _TERMINAL_BROWSERS
+    )
+
+
 def serve(*, open_browser: bool) -> None:
     server = start()
     print(f"abcd review: the desk is at {server.url}", flush=True)
     print("abcd review: the link holds this run's token; Ctrl-C stops the desk", flush=True)
     # The browser gets a one-time link: its command line is readable by every account here.
-    if open_browser and not webbrowser.open(server.opening_url()):
+    if open_browser and _in_the_terminal():
+        print(
+            "abcd review: the browser here runs in this terminal, which the desk holds; "
+            "open the link yourself",
+            file=sys.stderr,
+        )
+    elif open_browser and not webbrowser.open(server.opening_url()):
         # Each command tried had the link on its command line: the code is spent, not left live.
         server.opener.spend()
         print("abcd review: no browser could be opened; open the link yourself", file=sys.stderr)
