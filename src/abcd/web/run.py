@@ -65,11 +65,8 @@ def _in_the_terminal() -> bool:
         browser = webbrowser.get()
     except webbrowser.Error:
         return False  # none: `webbrowser.open` says so
-    command = getattr(browser, "name", "") or ""
-    first = command.split()[0] if command.split() else ""
-    return type(browser) is webbrowser.GenericBrowser and (
-        os.path.basename(first) in _TERMINAL_BROWSERS
-    )
+    command = str(getattr(browser, "name", "") or "").split()  # elinks has a class of its own
+    return bool(command) and os.path.basename(command[0]) in _TERMINAL_BROWSERS
 
 
 def serve(*, open_browser: bool) -> None:
