@@ -392,6 +392,25 @@ def test_an_import_is_split_into_the_lines_splitlines_gives(text: str) -> None:
     assert list(split_lines(text)) == text.splitlines()
 
 
+def test_an_import_file_saved_with_a_byte_order_mark_lands_whole(abcd: Run, repo: Path) -> None:
+    """A JSONL file saved by a Windows editor starts with a byte order mark: its first note was
+    refused ("invalid character (byte 0)") while the rest landed, so the batch came in part."""
+    lines = [
+        json.dumps({"title": "one", "body": "b1", "recall": ["a"]}),
+        json.dumps({"title": "two", "body": "b2", "recall": ["b"]}),
+    ]
+    (repo / "notes.jsonl").write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode() + b"\n")
+    result = abcd("memory", "import", "notes.jsonl", "--by", BY)
+    assert result.code == 0, result.err
+    assert [n["title"] for n in listed(abcd)] == ["one", "two"]
+    # From stdin alike; a mark anywhere but the very start is still not JSON.
+    more = [json.dumps({"title": t, "body": t, "recall": ["c"]}) for t in ("three", "four")]
+    piped = abcd("memory", "import", "-", "--by", BY, stdin=f"\ufeff{more[0]}\n\ufeff{more[1]}")
+    assert piped.code == 1
+    assert "line 1" not in piped.err and "line 2: not a note" in piped.err
+    assert [n["title"] for n in listed(abcd)] == ["one", "two", "three"]
+
+
 def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> None:
     result = abcd("memory", "import", "nope.jsonl", "--by", BY)
     assert result.code == 1 and "nope.jsonl" in result.err

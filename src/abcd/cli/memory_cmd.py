@@ -25,7 +25,7 @@ from abcd.notes.limits import PERSON, Draft, check_draft, check_session, check_w
 from abcd.repo import Repo, find_repo
 from abcd.rules import load_here
 from abcd.rules.loader import kill_switch
-from abcd.shapes import LINE_BREAKS
+from abcd.shapes import LINE_BREAKS, without_bom
 from abcd.terminal import escaped
 
 app = command_group(
@@ -378,7 +378,8 @@ def _read_import(file: str) -> str:
     if len(raw) > IMPORT_MAX_BYTES:
         raise Refused("too large", message=f"refused: {file}: larger than {IMPORT_MAX_BYTES} bytes")
     try:
-        return raw.decode("utf-8")
+        # A Windows editor's byte order mark opens the file, not its first line's JSON.
+        return without_bom(raw).decode("utf-8")
     except UnicodeDecodeError:
         raise Refused("not UTF-8", message=f"refused: {file}: not UTF-8 text") from None
 
