@@ -87,6 +87,18 @@ def test_a_name_that_is_a_comment_or_two_lines_is_refused(abcd: Run, repo: Path)
     assert not (repo / LIST).exists()
 
 
+def test_a_name_that_is_not_utf8_is_refused_in_one_line_before_anything_is_made(
+    abcd: Run, repo: Path
+) -> None:
+    """A name of bytes that are not UTF-8 (a shell's `$'\\xff'`, a Latin-1 terminal) reached
+    the list's write as a traceback, after the folder, its `.gitignore` and an empty list were
+    made."""
+    result = abcd("names", "add", "Globex", "Acme\udcff")
+    assert result.code == 1
+    assert result.err == "abcd: refused: name 2 is not UTF-8 text\n"
+    assert not (repo / ".abcd").exists()
+
+
 def test_a_list_that_is_not_a_plain_file_is_refused_in_one_line_and_hangs_nothing(
     abcd: Run, repo: Path, tmp_path: Path
 ) -> None:

@@ -169,6 +169,15 @@ def _append(path: str, text: str) -> None:
         os.close(fd)
 
 
+def _is_utf8(name: str) -> bool:
+    """Whether `name` came from UTF-8 arguments: bytes that were not are lone surrogates."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @app.command()
 def add(
     names: Annotated[
@@ -181,9 +190,12 @@ def add(
     Example:
       abcd names add "Acme Corp" Globex
     """
-    for name in names:
+    for place, name in enumerate(names, start=1):
         if "\n" in name or "\r" in name or not name.strip():
             raise Refused("bad name", message="refused: a name is one non-empty line")
+        if not name.isascii() and not _is_utf8(name):
+            # Not named: the list is private, and the bytes would show only as escapes.
+            raise Refused("bad name", message=f"refused: name {place} is not UTF-8 text")
         if name.strip().startswith("#"):
             raise Refused("bad name", message="refused: a name cannot start with # (a comment)")
     repo = _repo()
