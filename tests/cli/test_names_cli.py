@@ -145,6 +145,27 @@ def test_an_editor_that_fails_after_the_list_was_made_says_it_was_made(
     assert (repo / LIST).exists()
 
 
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        (
+            {"VISUAL": 'code --wait "my file'},
+            "$VISUAL is not a command line (No closing quotation)",
+        ),
+        ({"VISUAL": "", "EDITOR": "  "}, "$EDITOR is not a command line (no command)"),
+    ],
+)
+def test_an_editor_setting_that_is_not_a_command_is_refused_before_anything_is_made(
+    abcd: Run, repo: Path, env: dict[str, str], said: str
+) -> None:
+    """An unclosed quote in $VISUAL was a traceback (shlex's ValueError) after the folder, its
+    `.gitignore` and the list had been made; a blank $EDITOR ran the list itself."""
+    result = abcd("names", "edit", env=env)
+    assert result.code == 1
+    assert result.err == f"abcd: refused: {said}; nothing was written\n"
+    assert not (repo / ".abcd").exists()
+
+
 def _shipped(repo: Path, kind: str) -> None:
     """The checkout ships `.abcd/.work.local/.gitignore` as `kind`, committed: a file of its
     own (not abcd's `*`), a link to nowhere, or a folder."""

@@ -249,6 +249,27 @@ def path() -> None:
         notice(f"warning: {said}")
 
 
+def _editor() -> tuple[list[str], str]:
+    """The editor's command line, split as a shell would, and as set: refused before anything is
+    made when it is not one (an unclosed quote, nothing but blanks)."""
+    for variable in ("VISUAL", "EDITOR"):
+        editor = os.environ.get(variable)
+        if editor:
+            try:
+                command = shlex.split(editor)
+            except ValueError as err:
+                why = str(err)
+            else:
+                if command:
+                    return command, editor
+                why = "no command"
+            raise Refused(
+                "bad editor",
+                message=f"refused: ${variable} is not a command line ({why}); nothing was written",
+            )
+    return ["vi"], "vi"
+
+
 @app.command()
 def edit() -> None:
     """Open the list in $VISUAL or $EDITOR (vi if neither is set), making it first if need be.
@@ -258,6 +279,7 @@ def edit() -> None:
       EDITOR=nano abcd names edit
     """
     repo = _repo()
+    command, editor = _editor()
     made = not _read(repo)
     path = _prepare(repo)
     _refuse_unless_ignored(repo)
@@ -265,9 +287,8 @@ def edit() -> None:
         _append(path, HEADER)
     # Said when it fails after the list was made from its template: a failure that wrote says so.
     left = f"; {PRIVATE_NAMES_REL} was made from its template" if made else ""
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
-        done = subprocess.run([*shlex.split(editor), path], check=False)
+        done = subprocess.run([*command, path], check=False)
     except OSError as err:
         raise AbcdError(f"cannot run the editor {editor!r}: {err.strerror}{left}") from None
     if done.returncode != 0:
