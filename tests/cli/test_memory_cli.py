@@ -411,6 +411,44 @@ def test_an_import_file_saved_with_a_byte_order_mark_lands_whole(abcd: Run, repo
     assert [n["title"] for n in listed(abcd)] == ["one", "two", "three"]
 
 
+def endless_stdin(*args: str) -> subprocess.CompletedProcess[str]:
+    """`yes | abcd ARGS`: a body on stdin that never ends (a script piping the wrong command)."""
+    yes = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "abcd", *args],
+            stdin=yes.stdout,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        assert yes.stdout is not None
+        yes.stdout.close()
+        yes.kill()
+        yes.wait()
+
+
+def test_a_body_on_stdin_that_never_ends_is_refused_not_read_forever(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    """`memory add` and `revise` read stdin whole: an endless pipe held the command (and its
+    memory, growing) until it was killed. stdin is read to a bound, past which it is refused."""
+    note_id = add(abcd).out.strip()
+    before = sorted((p.name, p.read_bytes()) for p in abcd_home.rglob("*") if p.is_file())
+    for args in (
+        ("memory", "add", "--title", "t", "--recall", "w", "--by", BY),
+        ("memory", "revise", note_id, "--by", BY),
+    ):
+        done = endless_stdin(*args)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr == (
+            "abcd: refused: body is more than 1048576 characters on stdin; the limit is 2048 "
+            "bytes (2 KiB)\n"
+        )
+    assert sorted((p.name, p.read_bytes()) for p in abcd_home.rglob("*") if p.is_file()) == before
+
+
 def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> None:
     result = abcd("memory", "import", "nope.jsonl", "--by", BY)
     assert result.code == 1 and "nope.jsonl" in result.err
