@@ -6,6 +6,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -447,6 +448,28 @@ def test_a_body_on_stdin_that_never_ends_is_refused_not_read_forever(
             "bytes (2 KiB)\n"
         )
     assert sorted((p.name, p.read_bytes()) for p in abcd_home.rglob("*") if p.is_file()) == before
+
+
+def test_a_closed_stdin_reads_as_an_empty_one(abcd: Run, repo: Path) -> None:
+    """Run with stdin closed (`<&-`, a launcher that closes it), `add`, `revise` and `import -`
+    ended in a traceback (`sys.stdin` is None): read as empty, each says what it says then."""
+    note_id = add(abcd).out.strip()
+
+    def closed(*args: str) -> subprocess.CompletedProcess[str]:
+        line = " ".join([shlex.quote(sys.executable), "-m", "abcd", *map(shlex.quote, args)])
+        return subprocess.run(
+            ["sh", "-c", f"exec {line} <&-"], capture_output=True, text=True, timeout=60
+        )
+
+    empty = closed("memory", "add", "--title", "t", "--recall", "w", "--by", BY)
+    assert (empty.returncode, empty.stderr) == (
+        1,
+        "abcd: refused: body is empty (the body comes on stdin)\n",
+    )
+    assert closed("memory", "import", "-", "--by", BY).returncode == 0
+    revised = closed("memory", "revise", note_id, "--by", BY, "--title", "A new title")
+    assert revised.returncode == 0, revised.stderr
+    assert revised.stdout.startswith(f"revised {note_id} (revision 1)")
 
 
 def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> None:

@@ -6,6 +6,7 @@ a broken journal), one line on stderr; 2 usage.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -97,6 +98,8 @@ def _command_path(argv: list[str]) -> str:
 
 def main() -> None:
     """Run the app; every error is one `abcd: ...` line on stderr, usage errors exit 2."""
+    if sys.stdin is None:  # run with stdin closed (`<&-`): read as empty, as /dev/null is
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (open for the run)
     try:
         code = app(prog_name="abcd", standalone_mode=False)
     except NoArgsIsHelpError as err:
