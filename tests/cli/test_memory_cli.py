@@ -472,6 +472,42 @@ def test_a_closed_stdin_reads_as_an_empty_one(abcd: Run, repo: Path) -> None:
     assert revised.stdout.startswith(f"revised {note_id} (revision 1)")
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_output_that_cannot_be_written_is_one_line_saying_what_the_command_wrote_stands(
+    abcd: Run, repo: Path
+) -> None:
+    """stdout on a full disk (`> /dev/full`): the note was written, then its id's print ended in
+    a traceback and exit 1, so nothing said the note stood."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "abcd",
+                "memory",
+                "add",
+                "--title",
+                "t",
+                "--by",
+                BY,
+                "--recall",
+                "w",
+            ],
+            input="b",
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        "abcd: cannot write the output (No space left on device); what the command wrote, if "
+        "anything, stands: abcd journal audit shows it"
+    )
+    assert "Traceback" not in done.stderr
+    assert len(listed(abcd)) == 1
+
+
 def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> None:
     result = abcd("memory", "import", "nope.jsonl", "--by", BY)
     assert result.code == 1 and "nope.jsonl" in result.err

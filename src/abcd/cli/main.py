@@ -120,4 +120,14 @@ def main() -> None:
         sys.exit(err.exit_code)
     except BrokenPipeError:
         sys.exit(1)
+    except OSError as err:
+        if err.filename is not None:  # a file's error the storage edge did not translate
+            raise
+        # stdout failed (a full disk, `> /dev/full`), maybe after the journal was written.
+        print(
+            f"abcd: cannot write the output ({err.strerror}); what the command wrote, if "
+            "anything, stands: abcd journal audit shows it",
+            file=sys.stderr,
+        )
+        sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
