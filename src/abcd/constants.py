@@ -9,6 +9,10 @@ from __future__ import annotations
 # --- notes (SPEC section 4): short enough to read in a review, long enough for one lesson
 TITLE_MAX_CHARS = 120
 BODY_MAX_BYTES = 2 * 1024
+# A body on stdin is read this far and no further: past 2 KiB it is refused anyway (after the
+# blanks around it are stripped, so room is left for them), and an endless pipe (`yes |`) is
+# refused at once instead of held, growing, until the command is killed.
+BODY_STDIN_MAX_CHARS = 1024 * 1024
 RECALL_MIN_WORDS = 1
 RECALL_MAX_WORDS = 12
 # Fewer recall words than this and `memory add` says so (exit 0, the note stands): a note comes

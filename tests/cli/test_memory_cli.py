@@ -6,6 +6,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -390,6 +391,121 @@ def test_an_import_of_many_bad_lines_names_the_first_counts_the_rest_and_stays_s
 )
 def test_an_import_is_split_into_the_lines_splitlines_gives(text: str) -> None:
     assert list(split_lines(text)) == text.splitlines()
+
+
+def test_an_import_file_saved_with_a_byte_order_mark_lands_whole(abcd: Run, repo: Path) -> None:
+    """A JSONL file saved by a Windows editor starts with a byte order mark: its first note was
+    refused ("invalid character (byte 0)") while the rest landed, so the batch came in part."""
+    lines = [
+        json.dumps({"title": "one", "body": "b1", "recall": ["a"]}),
+        json.dumps({"title": "two", "body": "b2", "recall": ["b"]}),
+    ]
+    (repo / "notes.jsonl").write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode() + b"\n")
+    result = abcd("memory", "import", "notes.jsonl", "--by", BY)
+    assert result.code == 0, result.err
+    assert [n["title"] for n in listed(abcd)] == ["one", "two"]
+    # From stdin alike; a mark anywhere but the very start is still not JSON.
+    more = [json.dumps({"title": t, "body": t, "recall": ["c"]}) for t in ("three", "four")]
+    piped = abcd("memory", "import", "-", "--by", BY, stdin=f"\ufeff{more[0]}\n\ufeff{more[1]}")
+    assert piped.code == 1
+    assert "line 1" not in piped.err and "line 2: not a note" in piped.err
+    assert [n["title"] for n in listed(abcd)] == ["one", "two", "three"]
+
+
+def endless_stdin(*args: str) -> subprocess.CompletedProcess[str]:
+    """`yes | abcd ARGS`: a body on stdin that never ends (a script piping the wrong command)."""
+    yes = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "abcd", *args],
+            stdin=yes.stdout,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        assert yes.stdout is not None
+        yes.stdout.close()
+        yes.kill()
+        yes.wait()
+
+
+def test_a_body_on_stdin_that_never_ends_is_refused_not_read_forever(
+    abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    """`memory add` and `revise` read stdin whole: an endless pipe held the command (and its
+    memory, growing) until it was killed. stdin is read to a bound, past which it is refused."""
+    note_id = add(abcd).out.strip()
+    before = sorted((p.name, p.read_bytes()) for p in abcd_home.rglob("*") if p.is_file())
+    for args in (
+        ("memory", "add", "--title", "t", "--recall", "w", "--by", BY),
+        ("memory", "revise", note_id, "--by", BY),
+    ):
+        done = endless_stdin(*args)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr == (
+            "abcd: refused: body is more than 1048576 characters on stdin; the limit is 2048 "
+            "bytes (2 KiB)\n"
+        )
+    assert sorted((p.name, p.read_bytes()) for p in abcd_home.rglob("*") if p.is_file()) == before
+
+
+def test_a_closed_stdin_reads_as_an_empty_one(abcd: Run, repo: Path) -> None:
+    """Run with stdin closed (`<&-`, a launcher that closes it), `add`, `revise` and `import -`
+    ended in a traceback (`sys.stdin` is None): read as empty, each says what it says then."""
+    note_id = add(abcd).out.strip()
+
+    def closed(*args: str) -> subprocess.CompletedProcess[str]:
+        line = " ".join([shlex.quote(sys.executable), "-m", "abcd", *map(shlex.quote, args)])
+        return subprocess.run(
+            ["sh", "-c", f"exec {line} <&-"], capture_output=True, text=True, timeout=60
+        )
+
+    empty = closed("memory", "add", "--title", "t", "--recall", "w", "--by", BY)
+    assert (empty.returncode, empty.stderr) == (
+        1,
+        "abcd: refused: body is empty (the body comes on stdin)\n",
+    )
+    assert closed("memory", "import", "-", "--by", BY).returncode == 0
+    revised = closed("memory", "revise", note_id, "--by", BY, "--title", "A new title")
+    assert revised.returncode == 0, revised.stderr
+    assert revised.stdout.startswith(f"revised {note_id} (revision 1)")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_output_that_cannot_be_written_is_one_line_saying_what_the_command_wrote_stands(
+    abcd: Run, repo: Path
+) -> None:
+    """stdout on a full disk (`> /dev/full`): the note was written, then its id's print ended in
+    a traceback and exit 1, so nothing said the note stood."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "abcd",
+                "memory",
+                "add",
+                "--title",
+                "t",
+                "--by",
+                BY,
+                "--recall",
+                "w",
+            ],
+            input="b",
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        "abcd: cannot write the output (No space left on device); what the command wrote, if "
+        "anything, stands: abcd journal audit shows it"
+    )
+    assert "Traceback" not in done.stderr
+    assert len(listed(abcd)) == 1
 
 
 def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> None:

@@ -87,6 +87,18 @@ def test_a_name_that_is_a_comment_or_two_lines_is_refused(abcd: Run, repo: Path)
     assert not (repo / LIST).exists()
 
 
+def test_a_name_that_is_not_utf8_is_refused_in_one_line_before_anything_is_made(
+    abcd: Run, repo: Path
+) -> None:
+    """A name of bytes that are not UTF-8 (a shell's `$'\\xff'`, a Latin-1 terminal) reached
+    the list's write as a traceback, after the folder, its `.gitignore` and an empty list were
+    made."""
+    result = abcd("names", "add", "Globex", "Acme\udcff")
+    assert result.code == 1
+    assert result.err == "abcd: refused: name 2 is not UTF-8 text\n"
+    assert not (repo / ".abcd").exists()
+
+
 def test_a_list_that_is_not_a_plain_file_is_refused_in_one_line_and_hangs_nothing(
     abcd: Run, repo: Path, tmp_path: Path
 ) -> None:
@@ -131,6 +143,27 @@ def test_an_editor_that_fails_after_the_list_was_made_says_it_was_made(
         f"abcd: the editor 'false' exited 1; {LIST} was made from its template"
     )
     assert (repo / LIST).exists()
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        (
+            {"VISUAL": 'code --wait "my file'},
+            "$VISUAL is not a command line (No closing quotation)",
+        ),
+        ({"VISUAL": "", "EDITOR": "  "}, "$EDITOR is not a command line (no command)"),
+    ],
+)
+def test_an_editor_setting_that_is_not_a_command_is_refused_before_anything_is_made(
+    abcd: Run, repo: Path, env: dict[str, str], said: str
+) -> None:
+    """An unclosed quote in $VISUAL was a traceback (shlex's ValueError) after the folder, its
+    `.gitignore` and the list had been made; a blank $EDITOR ran the list itself."""
+    result = abcd("names", "edit", env=env)
+    assert result.code == 1
+    assert result.err == f"abcd: refused: {said}; nothing was written\n"
+    assert not (repo / ".abcd").exists()
 
 
 def _shipped(repo: Path, kind: str) -> None:

@@ -6,6 +6,7 @@ a broken journal), one line on stderr; 2 usage.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -97,6 +98,8 @@ def _command_path(argv: list[str]) -> str:
 
 def main() -> None:
     """Run the app; every error is one `abcd: ...` line on stderr, usage errors exit 2."""
+    if sys.stdin is None:  # run with stdin closed (`<&-`): read as empty, as /dev/null is
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (open for the run)
     try:
         code = app(prog_name="abcd", standalone_mode=False)
     except NoArgsIsHelpError as err:
@@ -116,5 +119,15 @@ def main() -> None:
         print(f"abcd: {escaped(str(err), keep='')}", file=sys.stderr)
         sys.exit(err.exit_code)
     except BrokenPipeError:
+        sys.exit(1)
+    except OSError as err:
+        if err.filename is not None:  # a file's error the storage edge did not translate
+            raise
+        # stdout failed (a full disk, `> /dev/full`), maybe after the journal was written.
+        print(
+            f"abcd: cannot write the output ({err.strerror}); what the command wrote, if "
+            "anything, stands: abcd journal audit shows it",
+            file=sys.stderr,
+        )
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)

@@ -16,7 +16,12 @@ import typer
 from abcd.cli import desk_text
 from abcd.cli.app import command_group
 from abcd.cli.output import at_terminal, emit_json, notice
-from abcd.constants import IMPORT_MAX_BYTES, RECALL_FEW_WORDS
+from abcd.constants import (
+    BODY_MAX_BYTES,
+    BODY_STDIN_MAX_CHARS,
+    IMPORT_MAX_BYTES,
+    RECALL_FEW_WORDS,
+)
 from abcd.errors import AbcdError, Refused, UsageError
 from abcd.journal import history
 from abcd.journal.events import Origin
@@ -25,7 +30,7 @@ from abcd.notes.limits import PERSON, Draft, check_draft, check_session, check_w
 from abcd.repo import Repo, find_repo
 from abcd.rules import load_here
 from abcd.rules.loader import kill_switch
-from abcd.shapes import LINE_BREAKS
+from abcd.shapes import LINE_BREAKS, without_bom
 from abcd.terminal import escaped
 
 app = command_group(
@@ -175,7 +180,7 @@ def add(
     written_by, stamp = _stamps(by, session, repo, person_allowed=True)
     _typing_hint("the note's body")
     draft = check_draft(
-        title, sys.stdin.read(), recall, everywhere, body_source="the body comes on stdin"
+        title, _stdin_body(), recall, everywhere, body_source="the body comes on stdin"
     )
     (verdict,) = service.judge([draft], repo)
     if isinstance(verdict, Refused):
@@ -368,6 +373,18 @@ def _typing_hint(what: str) -> None:
         notice(f"reading {what} from the terminal: type it, then Ctrl-D on a line of its own")
 
 
+def _stdin_body() -> str:
+    """A note's body from stdin, read to its bound: an endless pipe is refused, never held."""
+    body = sys.stdin.read(BODY_STDIN_MAX_CHARS + 1)
+    if len(body) > BODY_STDIN_MAX_CHARS:
+        raise Refused(
+            "too large",
+            message=f"refused: body is more than {BODY_STDIN_MAX_CHARS} characters on stdin; "
+            f"the limit is {BODY_MAX_BYTES} bytes (2 KiB)",
+        )
+    return body
+
+
 def _read_import(file: str) -> str:
     if file == "-":
         _typing_hint("JSON lines of notes")
@@ -378,7 +395,8 @@ def _read_import(file: str) -> str:
     if len(raw) > IMPORT_MAX_BYTES:
         raise Refused("too large", message=f"refused: {file}: larger than {IMPORT_MAX_BYTES} bytes")
     try:
-        return raw.decode("utf-8")
+        # A Windows editor's byte order mark opens the file, not its first line's JSON.
+        return without_bom(raw).decode("utf-8")
     except UnicodeDecodeError:
         raise Refused("not UTF-8", message=f"refused: {file}: not UTF-8 text") from None
 
@@ -544,10 +562,10 @@ def revise(
     revised_by, stamp = _stamps(by, session, repo, person_allowed=True)
     body = None
     if not sys.stdin.isatty():
-        body = sys.stdin.read()
+        body = _stdin_body()
     elif title is None and recall is None:  # nothing else to revise: the body, typed
         _typing_hint("the note's new body")
-        body = sys.stdin.read()
+        body = _stdin_body()
     if title is None and recall is None and not body:  # said before the note is looked up
         raise Refused(
             "nothing to revise",

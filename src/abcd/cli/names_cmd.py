@@ -169,6 +169,15 @@ def _append(path: str, text: str) -> None:
         os.close(fd)
 
 
+def _is_utf8(name: str) -> bool:
+    """Whether `name` came from UTF-8 arguments: bytes that were not are lone surrogates."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @app.command()
 def add(
     names: Annotated[
@@ -181,9 +190,12 @@ def add(
     Example:
       abcd names add "Acme Corp" Globex
     """
-    for name in names:
+    for place, name in enumerate(names, start=1):
         if "\n" in name or "\r" in name or not name.strip():
             raise Refused("bad name", message="refused: a name is one non-empty line")
+        if not name.isascii() and not _is_utf8(name):
+            # Not named: the list is private, and the bytes would show only as escapes.
+            raise Refused("bad name", message=f"refused: name {place} is not UTF-8 text")
         if name.strip().startswith("#"):
             raise Refused("bad name", message="refused: a name cannot start with # (a comment)")
     repo = _repo()
@@ -237,6 +249,27 @@ def path() -> None:
         notice(f"warning: {said}")
 
 
+def _editor() -> tuple[list[str], str]:
+    """The editor's command line, split as a shell would, and as set: refused before anything is
+    made when it is not one (an unclosed quote, nothing but blanks)."""
+    for variable in ("VISUAL", "EDITOR"):
+        editor = os.environ.get(variable)
+        if editor:
+            try:
+                command = shlex.split(editor)
+            except ValueError as err:
+                why = str(err)
+            else:
+                if command:
+                    return command, editor
+                why = "no command"
+            raise Refused(
+                "bad editor",
+                message=f"refused: ${variable} is not a command line ({why}); nothing was written",
+            )
+    return ["vi"], "vi"
+
+
 @app.command()
 def edit() -> None:
     """Open the list in $VISUAL or $EDITOR (vi if neither is set), making it first if need be.
@@ -246,6 +279,7 @@ def edit() -> None:
       EDITOR=nano abcd names edit
     """
     repo = _repo()
+    command, editor = _editor()
     made = not _read(repo)
     path = _prepare(repo)
     _refuse_unless_ignored(repo)
@@ -253,9 +287,8 @@ def edit() -> None:
         _append(path, HEADER)
     # Said when it fails after the list was made from its template: a failure that wrote says so.
     left = f"; {PRIVATE_NAMES_REL} was made from its template" if made else ""
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
-        done = subprocess.run([*shlex.split(editor), path], check=False)
+        done = subprocess.run([*command, path], check=False)
     except OSError as err:
         raise AbcdError(f"cannot run the editor {editor!r}: {err.strerror}{left}") from None
     if done.returncode != 0:
