@@ -6,6 +6,7 @@ a broken journal), one line on stderr; 2 usage.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from typing import Annotated
@@ -96,6 +97,11 @@ def _command_path(argv: list[str]) -> str:
     return " ".join(path)
 
 
+# What a write to stdout raises when it cannot be written (a full disk, a quota, `> /dev/full`):
+# the storage edge names every file abcd writes itself, so such an error unnamed is stdout's.
+_OUTPUT_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
 def main() -> None:
     """Run the app; every error is one `abcd: ...` line on stderr, usage errors exit 2."""
     if sys.stdin is None:  # run with stdin closed (`<&-`): read as empty, as /dev/null is
@@ -121,8 +127,8 @@ def main() -> None:
     except BrokenPipeError:
         sys.exit(1)
     except OSError as err:
-        if err.filename is not None:  # a file's error the storage edge did not translate
-            raise
+        if err.filename is not None or err.errno not in _OUTPUT_FAILED:
+            raise  # a file's or a socket's error the storage edge did not translate
         # stdout failed (a full disk, `> /dev/full`), maybe after the journal was written.
         print(
             f"abcd: cannot write the output ({err.strerror}); what the command wrote, if "
