@@ -648,3 +648,16 @@ def test_a_secret_given_as_the_id_or_by_is_not_repeated_in_the_refusal(
     assert abcd("memory", "show", "mem-261203").err == (
         "abcd: refused: id 'mem-261203' is not a note id (mem- and 16 digits)\n"
     )
+
+
+def test_an_import_from_stdin_names_stdin_when_refused(abcd: Run, abcd_home: Path) -> None:
+    """`import -` said "refused: -: not UTF-8 text", naming nothing a person typed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "abcd", "memory", "import", "-", "--by", BY],
+        input=b'{"title": "caf\xe9"}\n',
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.decode().strip() == "abcd: refused: stdin: not UTF-8 text", done.stderr
+    assert not abcd_home.exists()

@@ -388,17 +388,20 @@ def _stdin_body() -> str:
 def _read_import(file: str) -> str:
     if file == "-":
         _typing_hint("JSON lines of notes")
+    shown = "stdin" if file == "-" else file  # "refused: -: ..." named nothing a person typed
     try:
         raw = sys.stdin.buffer.read(IMPORT_MAX_BYTES + 1) if file == "-" else _read_file(file)
     except OSError as err:
-        raise Refused("unreadable", message=f"refused: {file}: {err.strerror}") from None
+        raise Refused("unreadable", message=f"refused: {shown}: {err.strerror}") from None
     if len(raw) > IMPORT_MAX_BYTES:
-        raise Refused("too large", message=f"refused: {file}: larger than {IMPORT_MAX_BYTES} bytes")
+        raise Refused(
+            "too large", message=f"refused: {shown}: larger than {IMPORT_MAX_BYTES} bytes"
+        )
     try:
         # A Windows editor's byte order mark opens the file, not its first line's JSON.
         return without_bom(raw).decode("utf-8")
     except UnicodeDecodeError:
-        raise Refused("not UTF-8", message=f"refused: {file}: not UTF-8 text") from None
+        raise Refused("not UTF-8", message=f"refused: {shown}: not UTF-8 text") from None
 
 
 def _read_file(file: str) -> bytes:
