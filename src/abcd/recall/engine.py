@@ -749,9 +749,7 @@ class _Small:
             # same sum to the bit: a candidate without the term gets none either way).
             if position is None:
                 position = dict(zip(numbers, range(len(numbers)), strict=True))
-            for no in column.keys() & position.keys():
-                i, w = position[no], column[no]
-                scores[i] = scores[i] + c * w / (w + norms[i])
+            _add_to_holders(scores, position, column, c, norms)
         return list(zip(scores, items, strict=True))
 
     def item(self, key: str) -> tuple[Item, tuple[str, ...]]:
@@ -759,6 +757,21 @@ class _Small:
 
     def scored(self, key: str, item: Item) -> Scored:
         return _breakdown(self.corpus, self.prompt, item)
+
+
+def _add_to_holders(
+    scores: list[float],
+    position: dict[int, int],
+    weights: dict[int, int],
+    c: float,
+    norms: list[float],
+) -> None:
+    """Add a term's part (idf `c`, weighted counts `weights` by number) to the score of each
+    candidate holding it (`position`: a candidate's number -> its place in `scores` and `norms`),
+    as a pass over every candidate would: the rest get none."""
+    for no in weights.keys() & position.keys():
+        i, w = position[no], weights[no]
+        scores[i] += c * w / (w + norms[i])
 
 
 # `_Small.score` adds a term's parts holder by holder when fewer than one candidate in this many
@@ -846,9 +859,7 @@ class _Machine:
                 continue
             if position is None:
                 position = {no: i for i, no in enumerate(numbers)}
-            for no in weights.keys() & position.keys():
-                i, w = position[no], weights[no]
-                scores[i] += c * w / (w + norms[i])
+            _add_to_holders(scores, position, weights, c, norms)
         return list(zip(scores, numbers, strict=True))
 
     def _note_by_note(
@@ -997,21 +1008,12 @@ class _BestFirst:
         most = self._units + len(dense) + 1 + max(extra, default=0)
         self._mask = (1 << count) - 1
         self._planes = [0] * most.bit_length()
+        planes = len(self._planes)
         for stem in dense:  # a holder is in one group of a term: its bound adds that best
-            addend = [0] * len(self._planes)
-            for bits, best in groups[stem]:
-                units = int(best / self._unit) + 1
-                for k in range(len(addend)):
-                    if units >> k & 1:
-                        addend[k] |= bits
-            bitset.add_planes(self._planes, addend)
+            units_of = [(int(best / self._unit) + 1, bits) for bits, best in groups[stem]]
+            bitset.add_planes(self._planes, _addend(units_of, planes))
         if extra:  # each holder of a sparse term: its parts rounded up, all terms at once
-            addend = [0] * len(self._planes)
-            for units, bits in extra.items():
-                for k in range(len(addend)):
-                    if units >> k & 1:
-                        addend[k] |= bits
-            bitset.add_planes(self._planes, addend)
+            bitset.add_planes(self._planes, _addend(extra.items(), planes))
         self._read = 0  # the notes whose bound reached a threshold, as a bitset
         # The rounds start from the highest bound any note has (the ceiling sums the terms' bests,
         # which few notes hold all of; a rare term's part may pass it): a binary search over the
@@ -1036,6 +1038,7 @@ class _BestFirst:
             if machine.known[stem][3]:
                 continue
             weight_of = machine.postings(stem)
+            # `bitset.has`, written out: a call a holder would cost more than the test.
             nos = [no for no in weight_of if marks[no >> 3] >> (no & 7) & 1]
             if nos:
                 out.append((machine.idf_of[stem], weight_of, nos))
@@ -1101,6 +1104,17 @@ class _BestFirst:
         self.done = units <= 0 or self.seen == self.found
         self.bound = -_INFINITY if self.done else threshold + threshold * _SLACK
         return self.machine.score(bitset.numbers(new)) if new else []
+
+
+def _addend(units_of: Iterable[tuple[int, int]], planes: int) -> list[int]:
+    """Bit planes (`planes` of them) that add `units` to every note of `bits`, for each
+    `(units, bits)` of `units_of` (their sets apart: a note is in one of them)."""
+    addend = [0] * planes
+    for units, bits in units_of:
+        for k in range(planes):
+            if units >> k & 1:
+                addend[k] |= bits
+    return addend
 
 
 def _breakdown(corpus: _Reach, prompt: Prompt, item: Item) -> Scored:

@@ -124,6 +124,13 @@ StatKey = tuple[int, int, int, int, int]
 PARSED_WASTE_MIN = 256
 
 
+def _wasted(kept: int, used: int) -> bool:
+    """Whether `kept` entries hold far more than the `used` a prompt used: more than
+    `PARSED_WASTE_MIN` besides, and more besides than used (a prompt that used none, the kill
+    switch's, keeps what it did not look at)."""
+    return used > 0 and kept - used > max(PARSED_WASTE_MIN, used)
+
+
 def cache_rel(top: str, part: str = "stems") -> str:
     return f"{CACHE_DIR}/{part}-{sha256_hex(top.encode('utf-8'))[:32]}.marshal"
 
@@ -403,11 +410,9 @@ class StemCache:
         it read), so that every prompt after it would decode them for nothing: after a prompt
         that read every personal note (no index: an upgrade, a copied home) it held their
         recall words, thousands, and kept them until something new came (eighteenth round)."""
-        wasted = len(self.terms) - len(self.terms_used)
-        if self.terms_used and wasted > max(PARSED_WASTE_MIN, len(self.terms_used)):
-            return True
-        wasted = len(self.files) - len(self.files_used)
-        return bool(self.files_used) and wasted > max(PARSED_WASTE_MIN, len(self.files_used))
+        return _wasted(len(self.terms), len(self.terms_used)) or _wasted(
+            len(self.files), len(self.files_used)
+        )
 
     def _write_parsed(self) -> None:
         """The parsed file again: the files this prompt used, their bodies set apart anew."""
