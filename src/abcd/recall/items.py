@@ -125,7 +125,7 @@ class Item:
         layer: str,
         name: str,
         title: str,
-        body: str | Callable[[], str],
+        body: str,
         recall: tuple[str, ...],
         root: str | None = None,
         recency: str = "",
@@ -139,8 +139,8 @@ class Item:
         self.name = name
         self.key = name if kind == "note" else f"page:{name}"
         self.title = title
-        # Or what reads it when first asked for; kept in the stem cache, its number there (`kept`).
-        self._body: str | int | Callable[[], str] = body
+        # Or, kept in the stem cache, its number there until first asked for (`kept`).
+        self._body: str | int = body
         self._texts: Callable[[int], str] | None = None
         self.recall = recall
         self.root = root
@@ -185,8 +185,6 @@ class Item:
         if isinstance(body, int):
             assert self._texts is not None  # set with the number (`kept`)
             body = self._body = self._texts(body)
-        elif not isinstance(body, str):
-            body = self._body = body()
         return body
 
     @property
