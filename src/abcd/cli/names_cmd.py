@@ -28,6 +28,7 @@ from abcd.cli.output import notice
 from abcd.errors import AbcdError, Refused
 from abcd.gate.limits import PRIVATE_NAMES_MAX_BYTES
 from abcd.gate.names import parse_private_names
+from abcd.journal.lean import is_text
 from abcd.repo import PRIVATE_NAMES, PRIVATE_NAMES_REL, Repo, find_repo, git_program
 from abcd.terminal import escaped
 from abcd.trust.guarded import Checkout, shown
@@ -169,15 +170,6 @@ def _append(path: str, text: str) -> None:
         os.close(fd)
 
 
-def _is_utf8(name: str) -> bool:
-    """Whether `name` came from UTF-8 arguments: bytes that were not are lone surrogates."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 @app.command()
 def add(
     names: Annotated[
@@ -193,7 +185,7 @@ def add(
     for place, name in enumerate(names, start=1):
         if "\n" in name or "\r" in name or not name.strip():
             raise Refused("bad name", message="refused: a name is one non-empty line")
-        if not name.isascii() and not _is_utf8(name):
+        if not is_text(name):  # bytes that were not UTF-8 are kept as lone surrogates
             # Not named: the list is private, and the bytes would show only as escapes.
             raise Refused("bad name", message=f"refused: name {place} is not UTF-8 text")
         if name.strip().startswith("#"):
