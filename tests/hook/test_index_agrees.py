@@ -319,11 +319,14 @@ def test_a_session_start_looks_at_a_bounded_window_of_old_sessions_and_in_time_r
     import os
     import time
 
-    from abcd.session.files import SWEEP_AT_ONCE, sweep_stale
+    from abcd.session.files import SWEEP_AT_ONCE, SWEEP_EVERY_SECONDS, SWEPT_MARK, sweep_stale
 
     host.start("s0")  # the home and its folders
     sessions = abcd_home / "sessions"
     week_and_a_day = time.time() - 8 * 24 * 3600
+    an_hour_ago = time.time() - 3600
+    (sessions / SWEPT_MARK).touch(mode=0o600)
+    os.utime(sessions / SWEPT_MARK, (an_hour_ago, an_hour_ago))  # the last sweep, long ago
     stale = [sessions / f"old-{n}.jsonl" for n in range(SWEEP_AT_ONCE * 3)]
     fresh = [sessions / f"new-{n}.jsonl" for n in range(40)]
     for path in [*stale, *fresh]:
@@ -340,9 +343,53 @@ def test_a_session_start_looks_at_a_bounded_window_of_old_sessions_and_in_time_r
         for n in range(40):  # later starts, the clock moving on
             if not any(path.exists() for path in stale):
                 break
-            assert sweep_stale(home, time.time() + n * 0.0371) <= SWEEP_AT_ONCE
+            later = time.time() + (n + 1) * (SWEEP_EVERY_SECONDS + 0.0371)
+            assert sweep_stale(home, later) <= SWEEP_AT_ONCE
     assert not any(path.exists() for path in stale)
     assert all(path.exists() for path in fresh)
+
+
+def test_a_session_start_within_minutes_of_the_last_sweep_does_not_list_the_folders(
+    host: Host, abcd_home: Path
+) -> None:
+    """Listing two folders of 10,000 names cost every start 40 ms. A sweep stamps `SWEPT_MARK`;
+    a start within `SWEEP_EVERY_SECONDS` of it skips the sweep, a later one (or one whose mark
+    is in the future: the clock set back) sweeps and stamps it again."""
+    import os
+    import time
+
+    from abcd.session.files import SWEEP_EVERY_SECONDS, SWEPT_MARK
+
+    host.start("s0")  # the home's first start: no sessions folder to mark yet
+    host.start("s0b")  # sweeps and marks
+    sessions = abcd_home / "sessions"
+    mark = sessions / SWEPT_MARK
+    assert abs(mark.stat().st_mtime - time.time()) < 60
+    assert mark.stat().st_mode & 0o777 == 0o600
+    stale = sessions / "old.jsonl"
+    stale.write_bytes(b"{}\n")
+    stale.chmod(0o600)
+    week_and_a_day = time.time() - 8 * 24 * 3600
+    os.utime(stale, (week_and_a_day, week_and_a_day))
+    host.start("s1")  # within minutes of s0b's sweep
+    assert stale.exists()
+    for last in (time.time() - SWEEP_EVERY_SECONDS - 5, time.time() + 3600):
+        os.utime(mark, (last, last))
+        host.start(f"s-{int(last)}")
+        assert not stale.exists()  # swept
+        assert abs(mark.stat().st_mtime - time.time()) < 60  # and stamped anew
+        stale.write_bytes(b"{}\n")
+        os.utime(stale, (week_and_a_day, week_and_a_day))
+    mark.unlink()
+    mark.symlink_to(abcd_home / "elsewhere")  # not a regular file: never followed, never stamped
+    an_hour_ago = time.time() - 3600
+    os.utime(mark, (an_hour_ago, an_hour_ago), follow_symlinks=False)
+    for session in ("s2", "s3"):
+        host.start(session)
+        assert not stale.exists() and not (abcd_home / "elsewhere").exists()
+        assert mark.is_symlink() and mark.lstat().st_mtime == an_hour_ago
+        stale.write_bytes(b"{}\n")
+        os.utime(stale, (week_and_a_day, week_and_a_day))
 
 
 @pytest.mark.parametrize("note_by_note", [False, True], ids=["term-by-term", "note-by-note"])
