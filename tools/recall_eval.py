@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Score recall on the recall set in `tools/recallset/` (issue 16): hit@1, hit@5, silent on nothing.
 
-    .venv/bin/python tools/recall_eval.py [--set DIR] [--notes DIR] [--half tune|held|all]
+    .venv/bin/python tools/recall_eval.py [--set DIR] [--notes DIR] [--half tune|held|fresh|all]
                                           [--misses] [--json] [--seed] [--calibrate]
                                           [--sweep-ranking]
 
@@ -24,6 +24,11 @@ The set:
   or null when nothing should come back), `kind` (`word`, `inflect`,
   `phrase`, `para`, `nothing`) and `half` (`tune` or `held`: the figures
   were tuned on the first half only; the second is the held-out check).
+- `fresh.jsonl`: 75 more prompts in the same shape (`half` `fresh`, kinds
+  `word`, `para`, `nothing`), written in the nineteenth round by an agent
+  that saw only the notes' titles and bodies and the pages' summaries and
+  text: not their recall words, not this scorer, not the other prompts, and
+  no figure. No setting has ever been tuned on them. `--half fresh` scores them.
 - `taught/`: the same notes and pages with the recall words an agent gave
   them following the `/abcd:memory` page's advice on recall words, written
   without sight of the prompts (`taught/README.md` says how). `--notes
@@ -127,7 +132,12 @@ def run(
     """Every prompt of `half` through the hook's code, once for each `(score, share, words, unheld)` of the
     second tier's thresholds (`None`: as shipped): what it ranked, and what it sent. The notes and
     pages are those of `notes` (a folder like the set's), else the set's own."""
-    prompts = [json.loads(line) for line in (recallset / "prompts.jsonl").read_text().splitlines()]
+    files = ["fresh.jsonl"] if half == "fresh" else ["prompts.jsonl"]
+    if half == "all" and (recallset / "fresh.jsonl").exists():
+        files.append("fresh.jsonl")
+    prompts = [
+        json.loads(line) for name in files for line in (recallset / name).read_text().splitlines()
+    ]
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
@@ -270,7 +280,7 @@ def main() -> int:
         type=Path,
         help="a folder of notes.jsonl and pages/ to score instead of the set's",
     )
-    parser.add_argument("--half", choices=("tune", "held", "all"), default="all")
+    parser.add_argument("--half", choices=("tune", "held", "fresh", "all"), default="all")
     parser.add_argument("--misses", action="store_true", help="list every miss and noisy prompt")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--seed", action="store_true", help="the seed's design: no second tier")
@@ -284,7 +294,7 @@ def main() -> int:
     if args.sweep_ranking:
         return sweep_ranking(args.set, args.notes)
     rows = run(args.set, args.half, [SEED] if args.seed else None, args.notes)[0]
-    halves = ["tune", "held"] if args.half == "all" else [args.half]
+    halves = ["tune", "held", "fresh"] if args.half == "all" else [args.half]
     groups = {name: [r for r in rows if r.half == name] for name in halves}
     groups["all"] = rows
     kinds = {kind: [r for r in rows if r.kind == kind] for kind in KINDS}
