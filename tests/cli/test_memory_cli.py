@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from abcd.cli.memory_cmd import split_lines
+from abcd.repo import PRIVATE_NAMES_REL
 from tests.conftest import BY, Run, git
 from tests.foreign import OWNED_BY_OTHER, give_away
 from tests.gate.samples import mixed, prefixed
@@ -472,40 +473,70 @@ def test_a_closed_stdin_reads_as_an_empty_one(abcd: Run, repo: Path) -> None:
     assert revised.stdout.startswith(f"revised {note_id} (revision 1)")
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
-def test_output_that_cannot_be_written_is_one_line_saying_what_the_command_wrote_stands(
-    abcd: Run, repo: Path
-) -> None:
-    """stdout on a full disk (`> /dev/full`): the note was written, then its id's print ended in
-    a traceback and exit 1, so nothing said the note stood."""
-    with open("/dev/full", "w") as full:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "abcd",
-                "memory",
-                "add",
-                "--title",
-                "t",
-                "--by",
-                BY,
-                "--recall",
-                "w",
-            ],
-            input="b",
-            stdout=full,
-            stderr=subprocess.PIPE,
+def _with_output(argv: list[str], output: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """The CLI with stdout on `/dev/full` (`full`) or on a pipe whose reader has closed it
+    (`closed`, as `| head -0` or `| true` leave it)."""
+    command = [sys.executable, "-m", "abcd", *argv]
+    if output == "full":
+        with open("/dev/full", "w") as full:
+            return subprocess.run(
+                command, input=stdin, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60
+            )
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first byte
+    try:
+        return subprocess.run(
+            command,
+            input=stdin,
+            stdout=write,
+            stderr=write if output == "both closed" else subprocess.PIPE,  # `2>&1 | true`
             text=True,
             timeout=60,
         )
-    assert done.returncode == 1
-    assert done.stderr.splitlines()[-1] == (
-        "abcd: cannot write the output (No space left on device); what the command wrote, if "
-        "anything, stands: abcd journal audit shows it"
-    )
-    assert "Traceback" not in done.stderr
+    finally:
+        os.close(write)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("output", ["full", "closed"])
+def test_a_command_whose_output_fails_after_it_wrote_says_what_stands_and_exits_0(
+    abcd: Run, repo: Path, output: str
+) -> None:
+    """stdout on a full disk (`> /dev/full`) or a closed pipe (`| true`): the note was written,
+    then its id's print failed and the command exited 1, which promises that nothing was
+    written; with a closed pipe it said nothing at all. It now names what stands and exits 0;
+    a command that wrote nothing still exits 1."""
+    add = ["memory", "add", "--title", "t", "--by", BY, "--recall", "w"]
+    done = _with_output(add, output, stdin="b")
+    reason = "No space left on device" if output == "full" else "Broken pipe"
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"abcd: cannot write the output ({reason}); what the command did stands: the journal "
+        "took event 1 (abcd journal audit shows it)"
+    ]
     assert len(listed(abcd)) == 1
+    # Nothing written: exit 1, said on a full disk, silent on a closed pipe (`| head -1`).
+    done = _with_output(["memory", "list"], output)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == (
+        [f"abcd: cannot write the output ({reason}); the journal took nothing"]
+        if output == "full"
+        else []
+    )
+    # A write outside the journal: the private-names list.
+    done = _with_output(["names", "add", "Acme Corp"], output)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"abcd: cannot write the output ({reason}); what the command did stands: "
+        f"{PRIVATE_NAMES_REL} was written"
+    )
+    assert "Acme Corp" in (repo / PRIVATE_NAMES_REL).read_text()
+    assert "Traceback" not in done.stderr
+    if output == "closed":  # stderr the same closed pipe: nothing can be said, the exit tells
+        another = ["memory", "add", "--title", "u", "--by", BY, "--recall", "w"]
+        assert _with_output(another, "both closed", stdin="b").returncode == 0  # nudge unsaid
+        assert len(listed(abcd)) == 2
+        assert _with_output(["memory", "list"], "both closed").returncode == 1
 
 
 def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> None:

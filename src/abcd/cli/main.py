@@ -9,7 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any, NoReturn, TextIO
 
 import typer
 from typer import Abort
@@ -102,10 +102,46 @@ def _command_path(argv: list[str]) -> str:
 _OUTPUT_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
+class _OutputClosed(Exception):
+    """stdout's (or stderr's) reader closed it: a `BrokenPipeError` carried past click, which
+    would end the run with exit 1 itself (an `OSError` of `EPIPE`), before `main` could say
+    what stands."""
+
+    def __init__(self, err: BrokenPipeError) -> None:
+        super().__init__(err.strerror)
+        self.err = err
+
+
+class _Output:
+    """sys.stdout or sys.stderr, its closed pipe raised as `_OutputClosed`."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError as err:
+            raise _OutputClosed(err) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError as err:
+            raise _OutputClosed(err) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main() -> None:
     """Run the app; every error is one `abcd: ...` line on stderr, usage errors exit 2."""
     if sys.stdin is None:  # run with stdin closed (`<&-`): read as empty, as /dev/null is
         sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (open for the run)
+    if sys.stdout is not None:
+        sys.stdout = _Output(sys.stdout)
+    if sys.stderr is not None:
+        sys.stderr = _Output(sys.stderr)
     try:
         code = app(prog_name="abcd", standalone_mode=False)
     except NoArgsIsHelpError as err:
@@ -124,16 +160,51 @@ def main() -> None:
     except AbcdError as err:
         print(f"abcd: {escaped(str(err), keep='')}", file=sys.stderr)
         sys.exit(err.exit_code)
-    except BrokenPipeError:
-        sys.exit(1)
+    except _OutputClosed as closed:
+        _output_failed(closed.err)
     except OSError as err:
-        if err.filename is not None or err.errno not in _OUTPUT_FAILED:
+        if not isinstance(err, BrokenPipeError) and (
+            err.filename is not None or err.errno not in _OUTPUT_FAILED
+        ):
             raise  # a file's or a socket's error the storage edge did not translate
-        # stdout failed (a full disk, `> /dev/full`), maybe after the journal was written.
-        print(
-            f"abcd: cannot write the output ({err.strerror}); what the command wrote, if "
-            "anything, stands: abcd journal audit shows it",
-            file=sys.stderr,
-        )
-        sys.exit(1)
+        _output_failed(err)
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()  # what is still buffered, while a failure can be said
+    except _OutputClosed as closed:
+        _output_failed(closed.err)
+    except OSError as err:
+        if err.errno not in _OUTPUT_FAILED:
+            raise
+        _output_failed(err)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _output_failed(err: OSError) -> NoReturn:
+    """stdout failed: its reader closed it (`| head -1`), or a full disk (`> /dev/full`). A
+    command that had written by then says what, and exits 0: it did what it was asked, and an
+    exit of 1 promises that nothing was written. One that wrote nothing exits 1, silently for a
+    closed pipe (its reader had what it wanted)."""
+    from abcd.cli.output import WROTE
+    from abcd.journal.store import LANDED
+
+    try:  # what is left in stdout's buffer is not written at exit either (no second error)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    stands = [f"{name} was written" for name in dict.fromkeys(WROTE)]
+    if LANDED:
+        events = f"event {LANDED[0]}" if len(LANDED) == 1 else f"events {LANDED[0]} to {LANDED[-1]}"
+        stands.insert(0, f"the journal took {events} (abcd journal audit shows it)")
+    said = (
+        f"what the command did stands: {'; '.join(stands)}"
+        if stands
+        else "the journal took nothing"
+    )
+    if stands or not isinstance(err, BrokenPipeError):
+        try:  # stderr may be the same closed pipe (`2>&1 | true`): the exit still tells
+            print(f"abcd: cannot write the output ({err.strerror}); {said}", file=sys.stderr)
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError, _OutputClosed):
+            pass
+    sys.exit(0 if stands else 1)

@@ -24,7 +24,7 @@ from typing import Annotated
 import typer
 
 from abcd.cli.app import command_group
-from abcd.cli.output import notice
+from abcd.cli.output import WROTE, notice
 from abcd.errors import AbcdError, Refused
 from abcd.gate.limits import PRIVATE_NAMES_MAX_BYTES
 from abcd.gate.names import parse_private_names
@@ -166,6 +166,7 @@ def _append(path: str, text: str) -> None:
                 "unwritable", message=f"refused: {PRIVATE_NAMES_REL}: is not a regular file"
             )
         os.write(fd, text.encode("utf-8"))
+        WROTE.append(PRIVATE_NAMES_REL)
     finally:
         os.close(fd)
 

@@ -10,6 +10,10 @@ import msgspec
 
 from abcd.terminal import escaped
 
+# Files outside the journal this command wrote (the journal's own events: `abcd.journal.store.
+# LANDED`): the CLI says they stand when its output fails after them (`abcd.cli.main`).
+WROTE: list[str] = []
+
 
 def emit_json(value: Any) -> None:
     sys.stdout.write(msgspec.json.format(msgspec.json.encode(value).decode(), indent=2) + "\n")

@@ -32,6 +32,7 @@ from abcd.journal.envelope import BadLine, decode_envelope, decode_line, encode_
 from abcd.journal.events import JournalRecovered, NoteRestored
 from abcd.journal.segments import Scan, Segments, segment_name
 from abcd.journal.store import (
+    LANDED,
     VIEW_FILE,
     Projection_,
     append_lines,
@@ -197,6 +198,7 @@ def recover(
         at = max(now_rfc3339(), last_at)
         line = encode_line(cp.seq + 1, at, cp.head, event)
         append_lines(segs, number, line + b"\n", offset)
+        LANDED.append(cp.seq + 1)
         view, _, _ = fold_from(segs, EMPTY_VIEW)
         for project in projections:
             project(home, view)

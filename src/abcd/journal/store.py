@@ -1088,13 +1088,20 @@ def _encode_lines(
     return records, data, number, offset, Checkpoint(number, offset + len(data), seq, head)
 
 
-def _land(segs: Segments, data: bytes, number: int, offset: int, batch: bool) -> None:
+# The seqs of the events this process landed, in order: the CLI says which stand when its output
+# fails after they did (`abcd.cli.main`), since a command that wrote must say so.
+LANDED: list[int] = []
+
+
+def _land(segs: Segments, data: bytes, number: int, offset: int, records: list[Record]) -> None:
     """Append the lines; a batch behind its intent, so it lands whole or not at all."""
+    batch = len(records) > 1
     if batch:
         _write_pending(segs, number, offset, data)
     append_lines(segs, number, data, offset)
     if batch:
         _clear_pending(segs)  # the batch is whole: readers may read it
+    LANDED.extend(record.seq for record in records)
 
 
 def append_records(
@@ -1132,7 +1139,7 @@ def append_records(
         # The view the compaction will write: at most its size now plus every line past it.
         if base.view_bytes + _bytes_past(segs, base) + len(data) > VIEW_MAX_BYTES:
             bounded(_fold_records(known.view, records, cp))
-        _land(segs, data, number, offset, len(records) > 1)
+        _land(segs, data, number, offset, records)
         end = (cp.segment, cp.offset, cp.seq, cp.head)
         try:
             put_head(home, Head(end, segs.stamp(), base.head.view, base.head.index))
@@ -1200,7 +1207,7 @@ def _append_whole(
     )
     view = _fold_records(loaded.view, records, cp)
     encoded = bounded(view)
-    _land(segs, data, number, offset, len(records) > 1)
+    _land(segs, data, number, offset, records)
     _project(home, view, encoded, projections, warnings)
     return records
 

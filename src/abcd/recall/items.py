@@ -316,10 +316,11 @@ def _stem_key(rel: str, st: os.stat_result) -> str:
 
 
 def _lstat(
-    name: str, dir_fd: int, max_bytes: int, writable: int = CHECKOUT_WRITABLE
+    name: str, dir_fd: int, max_bytes: int, writable: int = CHECKOUT_WRITABLE, uid: int = -1
 ) -> os.stat_result | None:
     """The entry itself (a link is not followed) when a read would pass it: a regular file within
-    `max_bytes`, this account's, without the `writable` bits; else `None`, and the read names why."""
+    `max_bytes`, this account's (`uid`, when the caller asked `os.geteuid` once for many), without
+    the `writable` bits; else `None`, and the read names why."""
     try:
         st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
@@ -327,7 +328,7 @@ def _lstat(
     if (
         not stat.S_ISREG(st.st_mode)
         or st.st_size > max_bytes
-        or st.st_uid != os.geteuid()
+        or st.st_uid != (uid if uid >= 0 else os.geteuid())
         or st.st_mode & writable
     ):
         return None
@@ -425,10 +426,12 @@ def parse_project_file(data: bytes, name: str) -> list[Item]:
 
 def is_page_name(name: str) -> bool:
     """`<type>_<domain>_<slug>.md`: three non-empty parts joined by `_`, at the scope's top."""
-    if not name.endswith(".md") or name.startswith(".") or not is_one_line(name):
+    if not name.endswith(".md") or name.startswith("."):
+        return False
+    if not name.isprintable() and not is_one_line(name):  # every line break is unprintable
         return False  # a name is printed where the page comes back: one line, as a title is
     parts = name[:-3].split("_", 2)
-    return len(parts) == 3 and all(parts)
+    return len(parts) == 3 and bool(parts[0] and parts[1] and parts[2])
 
 
 def _unquote(value: str) -> str:
@@ -591,13 +594,16 @@ def _scan_pages(
     would make) is not read again; `prefix` names the folder there."""
     items: list[Item] = []
     problems: list[Problem] = []
+    # One moment before every page's stat: a page is kept only when it changed well before it
+    # (`ParsedFiles.keep`), so an earlier moment is only the stricter. One uid for all.
+    read_ns, uid = (time.time_ns(), os.geteuid()) if cache is not None else (0, -1)
     for name in sorted(os.listdir(dfd)):
         if not is_page_name(name):
             continue
-        st, read_ns, rel = None, 0, prefix + name
+        st, rel = None, prefix + name
         if cache is not None:
-            read_ns = time.time_ns()
-            st = _lstat(name, dfd, PAGE_MAX_BYTES, writable)  # else the read names what is wrong
+            # else the read names what is wrong
+            st = _lstat(name, dfd, PAGE_MAX_BYTES, writable, uid)
             parsed = cache.parsed(rel, st) if st is not None else None
             if st is not None and usable_kept(parsed, rel):
                 title, body, recall, recency, signature = parsed
