@@ -26,10 +26,13 @@ def scored(*flags: str) -> dict[str, dict[str, float]]:
 def test_the_second_tier_beats_the_seed_on_the_held_out_half_and_is_as_silent() -> None:
     seed, ours = scored("--seed"), scored()
     assert ours["held"]["prompts"] == seed["held"]["prompts"] > 50
-    assert ours["held"]["hit@1"] >= seed["held"]["hit@1"] + 0.2
-    assert ours["held"]["hit@5"] >= seed["held"]["hit@5"] + 0.2
-    # What the calibration promises: never less silent than the seed on the half it was tuned on.
-    assert ours["tune"]["silent"] >= seed["tune"]["silent"]
+    assert ours["held"]["hit@1"] >= seed["held"]["hit@1"] + 0.15
+    assert ours["held"]["hit@5"] >= seed["held"]["hit@5"] + 0.15
+    # What the calibration promises: never less silent than the seed on the half it was tuned on
+    # (with tune2.jsonl's 45 everyday prompts), and so far on the prompts it was not tuned on.
+    assert ours["tune"]["nothing"] >= 50
+    for half in ("tune", "held", "fresh"):
+        assert ours[half]["silent"] >= seed[half]["silent"], half
     # Words, inflections and phrases the seed already brings first stay first.
     for kind in ("word", "inflect", "phrase"):
         assert ours["kinds"][kind]["hit@1"] >= seed["kinds"][kind]["hit@1"]
@@ -58,11 +61,14 @@ def test_the_phrase_trial_starts_from_the_hooks_own_order_and_keeps_it_as_docs_s
         timeout=300,
     )
     report = json.loads(done.stdout)
-    assert report["picked"]["weight"] == 0.0
+    # Since the seventh round's thresholds the rule picks adjacent pairs at 0.5, by one prompt on
+    # each half; not built (docs/recall.md, "The seventh round").
+    assert report["picked"] == {"mode": "pairs", "weight": 0.5}
     figures = report["figures"]
     shipped = scored("--notes", str(TOOL.parent / "recallset" / "taught"))
-    assert figures["taught / recall / 0.0 / held"]["hit@1"] == shipped["held"]["hit@1"]
-    assert figures["taught / recall / 0.5 / held"]["hit@1"] > shipped["held"]["hit@1"]
+    for mode in ("recall", "pairs"):
+        assert figures[f"taught / {mode} / 0.0 / held"]["hit@1"] == shipped["held"]["hit@1"]
+    assert figures["taught / pairs / 0.5 / held"]["hit@1"] > shipped["held"]["hit@1"]
 
 
 def test_the_gain_holds_on_prompts_written_blind_to_the_design() -> None:
@@ -75,5 +81,6 @@ def test_the_gain_holds_on_prompts_written_blind_to_the_design() -> None:
     )
     assert ours["fresh"]["prompts"] == seed["fresh"]["prompts"] == 60
     assert ours["fresh"]["nothing"] == 15
-    assert ours["fresh"]["hit@1"] >= seed["fresh"]["hit@1"] + 0.1
-    assert ours["fresh"]["hit@5"] >= seed["fresh"]["hit@5"] + 0.1
+    assert ours["fresh"]["hit@1"] >= seed["fresh"]["hit@1"] + 0.08
+    assert ours["fresh"]["hit@5"] >= seed["fresh"]["hit@5"] + 0.08
+    assert ours["fresh"]["silent"] >= seed["fresh"]["silent"]
