@@ -50,7 +50,9 @@ their only writer, rewrites a file (atomically, keeping only the entries the
 reach still holds) only when something in it was new. One set per checkout (named
 by the digest of its top folder), and one for prompts outside any checkout
 (named by the digest of the empty name); the session-start sweep removes files
-untouched for 7 days. A cache that cannot be read is ignored,
+untouched for 7 days. Each file names the format, the interpreter, the term rule and the parse
+rule (`PARSE_RULE_VERSION`) it was written under, and one written under any other (an earlier
+or a later abcd's) is not read. A cache that cannot be read is ignored,
 never trusted: it can only spare work, and holds nothing that is not in the
 files it was taken from.
 """
