@@ -64,7 +64,11 @@ def test_a_parse_an_earlier_abcd_kept_is_read_again_after_the_upgrade(
     assert "howto_network_retry" not in earlier.stdout
     assert list((abcd_home / "cache").glob("parsed-*.marshal")), "the earlier abcd kept its parse"
 
-    # Upgraded: this abcd reads the page as `rules --prompt` does, from the first prompt on.
+    # Upgraded: the earlier abcd's parse is not this one's copy of the file, nor a tampered one.
+    verified = abcd("journal", "verify")
+    assert verified.code == 0, verified.err
+    assert "holds what the file does not" not in verified.err
+    # And this abcd reads the page as `rules --prompt` does, from the first prompt on.
     diagnosed = abcd("rules", "--prompt", prompt)
     assert diagnosed.code == 0, diagnosed.err
     assert "page:howto_network_retry.md" in diagnosed.out
