@@ -50,7 +50,9 @@ their only writer, rewrites a file (atomically, keeping only the entries the
 reach still holds) only when something in it was new. One set per checkout (named
 by the digest of its top folder), and one for prompts outside any checkout
 (named by the digest of the empty name); the session-start sweep removes files
-untouched for 7 days. A cache that cannot be read is ignored,
+untouched for 7 days. Each file names the format, the interpreter, the term rule and the parse
+rule (`PARSE_RULE_VERSION`) it was written under, and one written under any other (an earlier
+or a later abcd's) is not read. A cache that cannot be read is ignored,
 never trusted: it can only spare work, and holds nothing that is not in the
 files it was taken from.
 """
@@ -88,6 +90,14 @@ if TYPE_CHECKING:
 # 7: the reach's columns on 1,024 shelves; 6: the reach kept as a table of columns (5: a page's
 # recency from its frontmatter)
 FORMAT = 11
+# The first 16 hex digits of the SHA-256 of the sources that decide what a parse of a checkout's
+# files holds (`PARSE_RULE_SOURCES`, one after the other): a parse kept by an abcd whose reading
+# differs (a page with a byte order mark was one without recall words) is never served after an
+# upgrade or a downgrade, whatever `FORMAT` says; the caches keyed by the parse (the forwards,
+# the reach's table) go with it. Written out, as `TERM_RULE_VERSION` is; a test holds it to the
+# files and names the new value when one changes (tests/hook/test_upgrades.py).
+PARSE_RULE_VERSION = "3b222a4b97a43db0"
+PARSE_RULE_SOURCES = ("recall/items.py", "shapes.py", "journal/lean.py", "fastjson.py")
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024
 # A file modified this close to its read may change again within one timestamp tick (a coarse
@@ -185,6 +195,7 @@ class StemCache:
             and stored.get("format") == FORMAT
             and stored.get("python") == sys.implementation.cache_tag
             and stored.get("terms") == TERM_RULE_VERSION
+            and stored.get("parse") == PARSE_RULE_VERSION
             and all(isinstance(v, dict) for k, v in stored.items() if k in _PARTS)
         ):
             return stored
@@ -468,6 +479,7 @@ class StemCache:
             "format": FORMAT,
             "python": sys.implementation.cache_tag,
             "terms": TERM_RULE_VERSION,
+            "parse": PARSE_RULE_VERSION,
             **parts,
         }
         blob = marshal.dumps(stored)
@@ -608,10 +620,10 @@ class CacheDamaged(Exception):
     """A body kept apart in the parsed file that does not read back: recall again without it."""
 
 
-def _reach_header() -> tuple[int, str, str]:
-    """What a reach's (and the parsed) file names before its own fields: the format, interpreter
-    and term rule."""
-    return (FORMAT, sys.implementation.cache_tag, TERM_RULE_VERSION)
+def _reach_header() -> tuple[int, str, str, str]:
+    """What a reach's (and the parsed) file names before its own fields: the format, interpreter,
+    term rule and parse rule."""
+    return (FORMAT, sys.implementation.cache_tag, TERM_RULE_VERSION, PARSE_RULE_VERSION)
 
 
 _PARTS = ("entries", "words", "files")
