@@ -775,3 +775,45 @@ def test_a_session_start_asks_for_the_compaction_one_that_died_left_undone(
         time.sleep(0.1)
     assert seqs() == (end, end)
     assert len(host.prompt("deploy", "s1")["recalled"]) > 0
+
+
+def test_a_fifo_where_the_sweep_mark_stands_never_holds_a_session_start(
+    repo: Path, abcd_home: Path
+) -> None:
+    """The mark was opened write-only and blocking: a FIFO planted as `SWEPT_MARK` (or left by a
+    tool) held every session start whose sweep was due, forever, as no one reads the FIFO."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from abcd.session.files import SWEPT_MARK
+
+    def start(session: str) -> subprocess.CompletedProcess[str]:
+        payload = {"session_id": session, "cwd": str(repo), "source": "startup"}
+        return subprocess.run(
+            [sys.executable, "-m", "abcd", "hook", "session-start"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+
+    assert start("s0").returncode == 0  # the home and its folders
+    sessions = abcd_home / "sessions"
+    mark = sessions / SWEPT_MARK
+    mark.unlink(missing_ok=True)
+    os.mkfifo(mark, 0o600)
+    an_hour_ago = time.time() - 3600
+    os.utime(mark, (an_hour_ago, an_hour_ago))  # a sweep is due
+    stale = sessions / "old.jsonl"
+    stale.write_bytes(b"{}\n")
+    stale.chmod(0o600)
+    week_and_a_day = time.time() - 8 * 24 * 3600
+    os.utime(stale, (week_and_a_day, week_and_a_day))
+    for session in ("s1", "s2"):
+        result = start(session)  # raised TimeoutExpired before the fix
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+        assert not stale.exists()
+        stale.write_bytes(b"{}\n")
+        os.utime(stale, (week_and_a_day, week_and_a_day))
