@@ -528,7 +528,7 @@ def test_a_command_whose_output_fails_after_it_wrote_says_what_stands_and_exits_
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[-1] == (
         f"abcd: cannot write the output ({reason}); what the command did stands: "
-        f"{PRIVATE_NAMES_REL} was written"
+        f".abcd/.work.local/.gitignore was written; {PRIVATE_NAMES_REL} was written"
     )
     assert "Acme Corp" in (repo / PRIVATE_NAMES_REL).read_text()
     assert "Traceback" not in done.stderr
@@ -537,6 +537,46 @@ def test_a_command_whose_output_fails_after_it_wrote_says_what_stands_and_exits_
         assert _with_output(another, "both closed", stdin="b").returncode == 0  # nudge unsaid
         assert len(listed(abcd)) == 2
         assert _with_output(["memory", "list"], "both closed").returncode == 1
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("output", ["full", "closed"])
+def test_a_merge_a_folder_or_a_rebuild_whose_output_fails_after_it_wrote_exits_0(
+    abcd: Run, repo: Path, tmp_path: Path, output: str
+) -> None:
+    """Writes outside the journal and the names list were not counted: `memory merge` replaced
+    this side's file, `names path` made the `.gitignore`, `journal rebuild` wrote the view, and
+    each exited 1 saying "the journal took nothing" when its output failed. For `merge`, git's
+    driver, an exit of 1 reads as a conflict over a file that was merged. Each now exits 0."""
+    reason = "No space left on device" if output == "full" else "Broken pipe"
+    base, ours, theirs = tmp_path / "base.json", tmp_path / "ours.json", tmp_path / "theirs.json"
+    empty = {"schema_version": 1, "notes": []}
+    note = {"id": "mem-2612011200000001", "title": "t", "body": "b", "recall": ["w"]}
+    base.write_text(json.dumps(empty))
+    ours.write_text(json.dumps(empty))
+    theirs.write_text(json.dumps({"schema_version": 1, "notes": [note]}))
+    done = _with_output(["memory", "merge", str(base), str(ours), str(theirs)], output)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"abcd: cannot write the output ({reason}); what the command did stands: {ours} was written"
+    ]
+    assert [n["id"] for n in json.loads(ours.read_text())["notes"]] == [note["id"]]
+    done = _with_output(["names", "path"], output)  # makes the folder and its .gitignore
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"abcd: cannot write the output ({reason}); what the command did stands: "
+        ".abcd/.work.local/.gitignore was written"
+    )
+    assert (repo / ".abcd" / ".work.local" / ".gitignore").is_file()
+    assert abcd("memory", "add", "--title", "t", "--by", BY, "--recall", "w", stdin="b").code == 0
+    home = Path(os.environ["ABCD_HOME"])
+    (home / "memory.json").unlink()
+    done = _with_output(["journal", "rebuild"], output)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1].endswith("memory.json was written")
+    assert (home / "memory.json").is_file()
+    done = _with_output(["journal", "rebuild"], output)  # up to date: nothing changed
+    assert done.returncode == 1, done.stderr
 
 
 def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> None:

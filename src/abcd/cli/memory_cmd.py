@@ -15,7 +15,7 @@ import typer
 
 from abcd.cli import desk_text
 from abcd.cli.app import command_group
-from abcd.cli.output import at_terminal, emit_json, notice
+from abcd.cli.output import WROTE, at_terminal, emit_json, notice
 from abcd.constants import (
     BODY_MAX_BYTES,
     BODY_STDIN_MAX_CHARS,
@@ -760,6 +760,8 @@ def merge(
     from abcd.notes.merge import merge_files
 
     done, written = merge_files(base, ours, theirs)
+    if written:  # git reads an exit of 1 as a conflict: a failed output after this exits 0
+        WROTE.append(escaped(ours, keep=""))
     for conflict in done.conflicts:
         notice(conflict.line())
     if done.conflicts:
