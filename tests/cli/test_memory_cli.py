@@ -473,6 +473,36 @@ def test_a_closed_stdin_reads_as_an_empty_one(abcd: Run, repo: Path) -> None:
     assert revised.stdout.startswith(f"revised {note_id} (revision 1)")
 
 
+def test_a_closed_stdout_or_stderr_writes_to_nowhere_after_a_write_never_a_traceback(
+    abcd: Run, repo: Path
+) -> None:
+    """Run with stdout closed (`>&-`), `memory import --json` wrote its note, then ended in a
+    traceback and exit 1 (`sys.stdout` is None), which promises nothing was written; with stderr
+    closed (`2>&-`) a refusal was printed on stdout, where a program reads the note's id."""
+
+    def closed(redirect: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        line = " ".join([shlex.quote(sys.executable), "-m", "abcd", *map(shlex.quote, args)])
+        return subprocess.run(
+            ["sh", "-c", f"exec {line} {redirect}"],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    line = json.dumps({"title": "t", "body": "b", "recall": ["w"]}) + "\n"
+    done = closed(">&-", "memory", "import", "-", "--by", BY, "--json", stdin=line)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert len(listed(abcd)) == 1
+    done = closed(">&-", "memory", "list", "--json")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    refused = closed("2>&-", "memory", "add", "--title", "t", "--recall", "w", "--by", BY)
+    assert (refused.returncode, refused.stdout) == (1, "")
+    added = closed("2>&-", "memory", "add", "--title", "u", "--recall", "w", "--by", BY, stdin="b")
+    assert added.returncode == 0 and re.fullmatch(r"mem-\d{16}\n", added.stdout), added.stdout
+    assert len(listed(abcd)) == 2
+
+
 def _with_output(argv: list[str], output: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """The CLI with stdout on `/dev/full` (`full`) or on a pipe whose reader has closed it
     (`closed`, as `| head -0` or `| true` leave it)."""

@@ -138,10 +138,14 @@ def main() -> None:
     """Run the app; every error is one `abcd: ...` line on stderr, usage errors exit 2."""
     if sys.stdin is None:  # run with stdin closed (`<&-`): read as empty, as /dev/null is
         sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (open for the run)
-    if sys.stdout is not None:
-        sys.stdout = _Output(sys.stdout)
-    if sys.stderr is not None:
-        sys.stderr = _Output(sys.stderr)
+    # A closed stdout or stderr (`>&-`, `2>&-`) writes to nowhere, as the hooks' does: `None`
+    # made `emit_json` raise after a write and `print(file=None)` put errors on stdout. Opened
+    # in descriptor order, each takes its own number back, never a file the command opens.
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 (the run)
+    sys.stdout = _Output(sys.stdout)
+    sys.stderr = _Output(sys.stderr)
     try:
         code = app(prog_name="abcd", standalone_mode=False)
     except NoArgsIsHelpError as err:
