@@ -619,6 +619,27 @@ def test_a_usage_error_exits_2(abcd: Run, repo: Path) -> None:
     assert abcd("memory", "frobnicate").code == 2
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_an_error_whose_stderr_fails_too_keeps_its_exit_code(repo: Path) -> None:
+    """With stderr a closed pipe (`2>&1 | true`) or a full disk, saying a usage error raised
+    again inside its handler: the run ended in a traceback and exit 1, not the usage error's 2."""
+    command = [sys.executable, "-m", "abcd", "memory", "add", "--bogus"]
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        closed = subprocess.run(command, stdout=write, stderr=write, timeout=60)
+    finally:
+        os.close(write)
+    assert closed.returncode == 2
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=full, timeout=60)
+    assert done.returncode == 2
+    refused = [sys.executable, "-m", "abcd", "memory", "add", "--title", "t", "--recall", "w"]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([*refused, "--by", BY], input=b"", stderr=full, timeout=60)
+    assert done.returncode == 1
+
+
 def test_the_hot_reader_of_an_absent_home_creates_nothing(
     abcd: Run, repo: Path, abcd_home: Path
 ) -> None:

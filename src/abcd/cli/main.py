@@ -153,16 +153,16 @@ def main() -> None:
         print(err.ctx.get_help() if err.ctx is not None else err.format_message())
         sys.exit(2)
     except UsageError as err:
-        print(escaped(usage_line(err), keep=""), file=sys.stderr)
+        _error(escaped(usage_line(err), keep=""))
         sys.exit(2)
     except ClickException as err:
-        print(escaped(f"abcd: {' '.join(err.format_message().split())}", keep=""), file=sys.stderr)
+        _error(escaped(f"abcd: {' '.join(err.format_message().split())}", keep=""))
         sys.exit(err.exit_code)
     except Abort:
-        print("abcd: stopped", file=sys.stderr)
+        _error("abcd: stopped")
         sys.exit(1)
     except AbcdError as err:
-        print(f"abcd: {escaped(str(err), keep='')}", file=sys.stderr)
+        _error(f"abcd: {escaped(str(err), keep='')}")
         sys.exit(err.exit_code)
     except _OutputClosed as closed:
         _output_failed(closed.err)
@@ -182,6 +182,16 @@ def main() -> None:
             raise
         _output_failed(err)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _error(text: str) -> None:
+    """Say an error on stderr; a stderr that fails too (`2>&1 | true`, `2>/dev/full`) leaves the
+    exit to tell, with the error's own code (a usage error's 2 ended as a traceback's 1)."""
+    try:
+        print(text, file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError, _OutputClosed):
+        pass
 
 
 def _output_failed(err: OSError) -> NoReturn:
