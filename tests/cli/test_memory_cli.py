@@ -640,6 +640,24 @@ def test_an_error_whose_stderr_fails_too_keeps_its_exit_code(repo: Path) -> None
     assert done.returncode == 1
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("group", [[], ["journal"]], ids=["abcd", "abcd journal"])
+def test_a_group_called_alone_with_its_stdout_full_exits_2_without_a_traceback(
+    repo: Path, group: list[str]
+) -> None:
+    """A group called alone prints its help on stdout and exits 2; with stdout on a full disk
+    (`abcd > /dev/full`) the print raised in its handler: a traceback and exit 1."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "abcd", *group],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert (done.returncode, done.stderr) == (2, "")
+
+
 def test_the_hot_reader_of_an_absent_home_creates_nothing(
     abcd: Run, repo: Path, abcd_home: Path
 ) -> None:

@@ -150,7 +150,11 @@ def main() -> None:
         code = app(prog_name="abcd", standalone_mode=False)
     except NoArgsIsHelpError as err:
         # A group called alone (`abcd`, `abcd journal`): its help, on stdout, and exit 2.
-        print(err.ctx.get_help() if err.ctx is not None else err.format_message())
+        try:  # a failed stdout (`abcd > /dev/full`) ended here as a traceback and exit 1
+            print(err.ctx.get_help() if err.ctx is not None else err.format_message())
+            sys.stdout.flush()
+        except (OSError, _OutputClosed):
+            _discard_stdout()
         sys.exit(2)
     except UsageError as err:
         _error(escaped(usage_line(err), keep=""))
@@ -194,6 +198,14 @@ def _error(text: str) -> None:
         pass
 
 
+def _discard_stdout() -> None:
+    """What is left in stdout's buffer is not written at exit either (no second error)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def _output_failed(err: OSError) -> NoReturn:
     """stdout failed: its reader closed it (`| head -1`), or a full disk (`> /dev/full`). A
     command that had written by then says what, and exits 0: it did what it was asked, and an
@@ -202,10 +214,7 @@ def _output_failed(err: OSError) -> NoReturn:
     from abcd.cli.output import WROTE
     from abcd.journal.store import LANDED
 
-    try:  # what is left in stdout's buffer is not written at exit either (no second error)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
+    _discard_stdout()
     stands = [f"{name} was written" for name in dict.fromkeys(WROTE)]
     if LANDED:
         events = f"event {LANDED[0]}" if len(LANDED) == 1 else f"events {LANDED[0]} to {LANDED[-1]}"
