@@ -20,7 +20,7 @@ from abcd.repo import find_repo
 from abcd.session.brackets import bracket_for
 from abcd.session.fill import Fill
 from abcd.trust.guarded import Home
-from tests.conftest import git
+from tests.conftest import Run, git
 
 from .conftest import Host, keys
 
@@ -817,3 +817,35 @@ def test_a_fifo_where_the_sweep_mark_stands_never_holds_a_session_start(
         assert not stale.exists()
         stale.write_bytes(b"{}\n")
         os.utime(stale, (week_and_a_day, week_and_a_day))
+
+
+def test_a_folder_the_sweep_refuses_does_not_stop_the_session_start_from_resetting(
+    host: Host, abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    """The sweep raised on a cache folder it refuses (writable by others, another account's), and
+    the start ended there: the session's reset was never recorded, so a new session was sent
+    nothing it had been sent before the reset. The start now says it and goes on."""
+    import os
+    import time
+
+    from abcd.session.files import SWEPT_MARK
+
+    host.start("s0")
+    host.start("s0")  # the mark
+    note = host.note("deploy order", "Deploy the api before the web app.", "deploy")
+    assert note in keys(host.prompt("how do I deploy", "s0"))
+    assert note not in keys(host.prompt("how do I deploy", "s0"))  # once a session
+    cache = abcd_home / "cache"
+    cache.mkdir(exist_ok=True)
+    cache.chmod(0o777)
+    an_hour_ago = time.time() - 3600
+    os.utime(abcd_home / "sessions" / SWEPT_MARK, (an_hour_ago, an_hour_ago))  # a sweep is due
+    result = abcd(
+        "hook",
+        "session-start",
+        stdin=json.dumps({"session_id": "s0", "cwd": str(repo), "source": "clear"}),
+    )
+    assert result.code == 0 and "Traceback" not in result.err, result.err
+    cache.chmod(0o700)
+    assert note in keys(host.prompt("how do I deploy", "s0"))  # the reset was recorded
+    assert "stale files not swept" in result.err
