@@ -48,8 +48,9 @@ the reach's table, needed only by a prompt with something to rank, in
 `stems-<digest>.marshal`. The prompt hook,
 their only writer, rewrites a file (atomically, keeping only the entries the
 reach still holds) only when something in it was new. One set per checkout (named
-by the digest of its top folder), and one for prompts outside any checkout
-(named by the digest of the empty name); the session-start sweep removes files
+by the digest of its top folder and of the rules below, `cache_rel`, so two installs of
+different versions on one home keep a set each), and one for prompts outside any checkout
+(named by the digest of the empty name and the rules); the session-start sweep removes files
 untouched for 7 days. Each file names the format, the interpreter, the term rule and the parse
 rule (`PARSE_RULE_VERSION`) it was written under, and one written under any other (an earlier
 or a later abcd's) is not read. A cache that cannot be read is ignored,
