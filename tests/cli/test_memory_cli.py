@@ -591,6 +591,18 @@ def test_a_merge_a_folder_or_a_rebuild_whose_output_fails_after_it_wrote_exits_0
         f"abcd: cannot write the output ({reason}); what the command did stands: {ours} was written"
     ]
     assert [n["id"] for n in json.loads(ours.read_text())["notes"]] == [note["id"]]
+    # Changed on both sides: a conflict exits 1 for git, even with stderr failing too.
+    base.write_text(json.dumps({"schema_version": 1, "notes": [note]}))
+    ours.write_text(json.dumps({"schema_version": 1, "notes": [{**note, "body": "ours"}]}))
+    other = {**note, "id": "mem-2612011200000002"}  # and one added there: the file is written
+    theirs.write_text(
+        json.dumps({"schema_version": 1, "notes": [{**note, "body": "theirs"}, other]})
+    )
+    if output == "closed":
+        conflict = _with_output(
+            ["memory", "merge", str(base), str(ours), str(theirs)], "both closed"
+        )
+        assert conflict.returncode == 1
     done = _with_output(["names", "path"], output)  # makes the folder and its .gitignore
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[-1] == (

@@ -760,8 +760,6 @@ def merge(
     from abcd.notes.merge import merge_files
 
     done, written = merge_files(base, ours, theirs)
-    if written:  # git reads an exit of 1 as a conflict: a failed output after this exits 0
-        WROTE.append(escaped(ours, keep=""))
     for conflict in done.conflicts:
         notice(conflict.line())
     if done.conflicts:
@@ -772,6 +770,9 @@ def merge(
             + " this side's version of each; edit it if need be, then git add it"
         )
     if written:
+        # Git reads an exit of 1 as a conflict: a clean merge whose output fails after it wrote
+        # exits 0 (one with conflicts exits 1 whatever its stderr does, above).
+        WROTE.append(escaped(ours, keep=""))
         keys = f"; and {done.keys} of the file's own key(s)" if done.keys else ""
         print(
             f"merged the other side's notes: {done.added} added, {done.changed} changed, "
