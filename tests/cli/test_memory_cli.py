@@ -473,6 +473,36 @@ def test_a_closed_stdin_reads_as_an_empty_one(abcd: Run, repo: Path) -> None:
     assert revised.stdout.startswith(f"revised {note_id} (revision 1)")
 
 
+def test_a_closed_stdout_or_stderr_writes_to_nowhere_after_a_write_never_a_traceback(
+    abcd: Run, repo: Path
+) -> None:
+    """Run with stdout closed (`>&-`), `memory import --json` wrote its note, then ended in a
+    traceback and exit 1 (`sys.stdout` is None), which promises nothing was written; with stderr
+    closed (`2>&-`) a refusal was printed on stdout, where a program reads the note's id."""
+
+    def closed(redirect: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        line = " ".join([shlex.quote(sys.executable), "-m", "abcd", *map(shlex.quote, args)])
+        return subprocess.run(
+            ["sh", "-c", f"exec {line} {redirect}"],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    line = json.dumps({"title": "t", "body": "b", "recall": ["w"]}) + "\n"
+    done = closed(">&-", "memory", "import", "-", "--by", BY, "--json", stdin=line)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert len(listed(abcd)) == 1
+    done = closed(">&-", "memory", "list", "--json")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    refused = closed("2>&-", "memory", "add", "--title", "t", "--recall", "w", "--by", BY)
+    assert (refused.returncode, refused.stdout) == (1, "")
+    added = closed("2>&-", "memory", "add", "--title", "u", "--recall", "w", "--by", BY, stdin="b")
+    assert added.returncode == 0 and re.fullmatch(r"mem-\d{16}\n", added.stdout), added.stdout
+    assert len(listed(abcd)) == 2
+
+
 def _with_output(argv: list[str], output: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """The CLI with stdout on `/dev/full` (`full`) or on a pipe whose reader has closed it
     (`closed`, as `| head -0` or `| true` leave it)."""
@@ -528,7 +558,7 @@ def test_a_command_whose_output_fails_after_it_wrote_says_what_stands_and_exits_
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[-1] == (
         f"abcd: cannot write the output ({reason}); what the command did stands: "
-        f"{PRIVATE_NAMES_REL} was written"
+        f".abcd/.work.local/.gitignore was written; {PRIVATE_NAMES_REL} was written"
     )
     assert "Acme Corp" in (repo / PRIVATE_NAMES_REL).read_text()
     assert "Traceback" not in done.stderr
@@ -539,6 +569,58 @@ def test_a_command_whose_output_fails_after_it_wrote_says_what_stands_and_exits_
         assert _with_output(["memory", "list"], "both closed").returncode == 1
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("output", ["full", "closed"])
+def test_a_merge_a_folder_or_a_rebuild_whose_output_fails_after_it_wrote_exits_0(
+    abcd: Run, repo: Path, tmp_path: Path, output: str
+) -> None:
+    """Writes outside the journal and the names list were not counted: `memory merge` replaced
+    this side's file, `names path` made the `.gitignore`, `journal rebuild` wrote the view, and
+    each exited 1 saying "the journal took nothing" when its output failed. For `merge`, git's
+    driver, an exit of 1 reads as a conflict over a file that was merged. Each now exits 0."""
+    reason = "No space left on device" if output == "full" else "Broken pipe"
+    base, ours, theirs = tmp_path / "base.json", tmp_path / "ours.json", tmp_path / "theirs.json"
+    empty = {"schema_version": 1, "notes": []}
+    note = {"id": "mem-2612011200000001", "title": "t", "body": "b", "recall": ["w"]}
+    base.write_text(json.dumps(empty))
+    ours.write_text(json.dumps(empty))
+    theirs.write_text(json.dumps({"schema_version": 1, "notes": [note]}))
+    done = _with_output(["memory", "merge", str(base), str(ours), str(theirs)], output)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"abcd: cannot write the output ({reason}); what the command did stands: {ours} was written"
+    ]
+    assert [n["id"] for n in json.loads(ours.read_text())["notes"]] == [note["id"]]
+    # Changed on both sides: a conflict exits 1 for git, even with stderr failing too.
+    base.write_text(json.dumps({"schema_version": 1, "notes": [note]}))
+    ours.write_text(json.dumps({"schema_version": 1, "notes": [{**note, "body": "ours"}]}))
+    other = {**note, "id": "mem-2612011200000002"}  # and one added there: the file is written
+    theirs.write_text(
+        json.dumps({"schema_version": 1, "notes": [{**note, "body": "theirs"}, other]})
+    )
+    if output == "closed":
+        conflict = _with_output(
+            ["memory", "merge", str(base), str(ours), str(theirs)], "both closed"
+        )
+        assert conflict.returncode == 1
+    done = _with_output(["names", "path"], output)  # makes the folder and its .gitignore
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"abcd: cannot write the output ({reason}); what the command did stands: "
+        ".abcd/.work.local/.gitignore was written"
+    )
+    assert (repo / ".abcd" / ".work.local" / ".gitignore").is_file()
+    assert abcd("memory", "add", "--title", "t", "--by", BY, "--recall", "w", stdin="b").code == 0
+    home = Path(os.environ["ABCD_HOME"])
+    (home / "memory.json").unlink()
+    done = _with_output(["journal", "rebuild"], output)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1].endswith("memory.json was written")
+    assert (home / "memory.json").is_file()
+    done = _with_output(["journal", "rebuild"], output)  # up to date: nothing changed
+    assert done.returncode == 1, done.stderr
+
+
 def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> None:
     result = abcd("memory", "import", "nope.jsonl", "--by", BY)
     assert result.code == 1 and "nope.jsonl" in result.err
@@ -547,6 +629,45 @@ def test_import_of_a_missing_file_is_refused_cleanly(abcd: Run, repo: Path) -> N
 def test_a_usage_error_exits_2(abcd: Run, repo: Path) -> None:
     assert abcd("memory", "add", "--title", "t").code == 2
     assert abcd("memory", "frobnicate").code == 2
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_an_error_whose_stderr_fails_too_keeps_its_exit_code(repo: Path) -> None:
+    """With stderr a closed pipe (`2>&1 | true`) or a full disk, saying a usage error raised
+    again inside its handler: the run ended in a traceback and exit 1, not the usage error's 2."""
+    command = [sys.executable, "-m", "abcd", "memory", "add", "--bogus"]
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        closed = subprocess.run(command, stdout=write, stderr=write, timeout=60)
+    finally:
+        os.close(write)
+    assert closed.returncode == 2
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=full, timeout=60)
+    assert done.returncode == 2
+    refused = [sys.executable, "-m", "abcd", "memory", "add", "--title", "t", "--recall", "w"]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([*refused, "--by", BY], input=b"", stderr=full, timeout=60)
+    assert done.returncode == 1
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("group", [[], ["journal"]], ids=["abcd", "abcd journal"])
+def test_a_group_called_alone_with_its_stdout_full_exits_2_without_a_traceback(
+    repo: Path, group: list[str]
+) -> None:
+    """A group called alone prints its help on stdout and exits 2; with stdout on a full disk
+    (`abcd > /dev/full`) the print raised in its handler: a traceback and exit 1."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "abcd", *group],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert (done.returncode, done.stderr) == (2, "")
 
 
 def test_the_hot_reader_of_an_absent_home_creates_nothing(

@@ -20,7 +20,7 @@ from abcd.repo import find_repo
 from abcd.session.brackets import bracket_for
 from abcd.session.fill import Fill
 from abcd.trust.guarded import Home
-from tests.conftest import git
+from tests.conftest import Run, git
 
 from .conftest import Host, keys
 
@@ -775,3 +775,77 @@ def test_a_session_start_asks_for_the_compaction_one_that_died_left_undone(
         time.sleep(0.1)
     assert seqs() == (end, end)
     assert len(host.prompt("deploy", "s1")["recalled"]) > 0
+
+
+def test_a_fifo_where_the_sweep_mark_stands_never_holds_a_session_start(
+    repo: Path, abcd_home: Path
+) -> None:
+    """The mark was opened write-only and blocking: a FIFO planted as `SWEPT_MARK` (or left by a
+    tool) held every session start whose sweep was due, forever, as no one reads the FIFO."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from abcd.session.files import SWEPT_MARK
+
+    def start(session: str) -> subprocess.CompletedProcess[str]:
+        payload = {"session_id": session, "cwd": str(repo), "source": "startup"}
+        return subprocess.run(
+            [sys.executable, "-m", "abcd", "hook", "session-start"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+
+    assert start("s0").returncode == 0  # the home and its folders
+    sessions = abcd_home / "sessions"
+    mark = sessions / SWEPT_MARK
+    mark.unlink(missing_ok=True)
+    os.mkfifo(mark, 0o600)
+    an_hour_ago = time.time() - 3600
+    os.utime(mark, (an_hour_ago, an_hour_ago))  # a sweep is due
+    stale = sessions / "old.jsonl"
+    stale.write_bytes(b"{}\n")
+    stale.chmod(0o600)
+    week_and_a_day = time.time() - 8 * 24 * 3600
+    os.utime(stale, (week_and_a_day, week_and_a_day))
+    for session in ("s1", "s2"):
+        result = start(session)  # raised TimeoutExpired before the fix
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+        assert not stale.exists()
+        stale.write_bytes(b"{}\n")
+        os.utime(stale, (week_and_a_day, week_and_a_day))
+
+
+def test_a_folder_the_sweep_refuses_does_not_stop_the_session_start_from_resetting(
+    host: Host, abcd: Run, repo: Path, abcd_home: Path
+) -> None:
+    """The sweep raised on a cache folder it refuses (writable by others, another account's), and
+    the start ended there: the session's reset was never recorded, so a new session was sent
+    nothing it had been sent before the reset. The start now says it and goes on."""
+    import os
+    import time
+
+    from abcd.session.files import SWEPT_MARK
+
+    host.start("s0")
+    host.start("s0")  # the mark
+    note = host.note("deploy order", "Deploy the api before the web app.", "deploy")
+    assert note in keys(host.prompt("how do I deploy", "s0"))
+    assert note not in keys(host.prompt("how do I deploy", "s0"))  # once a session
+    cache = abcd_home / "cache"
+    cache.mkdir(exist_ok=True)
+    cache.chmod(0o777)
+    an_hour_ago = time.time() - 3600
+    os.utime(abcd_home / "sessions" / SWEPT_MARK, (an_hour_ago, an_hour_ago))  # a sweep is due
+    result = abcd(
+        "hook",
+        "session-start",
+        stdin=json.dumps({"session_id": "s0", "cwd": str(repo), "source": "clear"}),
+    )
+    assert result.code == 0 and "Traceback" not in result.err, result.err
+    cache.chmod(0o700)
+    assert note in keys(host.prompt("how do I deploy", "s0"))  # the reset was recorded
+    assert "stale files not swept" in result.err

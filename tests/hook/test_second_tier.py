@@ -101,6 +101,35 @@ def test_the_diagnostic_says_which_tier_brought_an_item_and_why_the_others_staye
     assert f"score 2.1470 (at least {SECOND_MIN_SCORE})" in withheld
 
 
+def test_a_share_just_below_the_bar_is_never_shown_as_meeting_it(
+    host: Host, abcd: Run, memory: dict[str, str]
+) -> None:
+    """The share was rounded to two places: a note judged at 0.2954 read "second tier below the
+    threshold: ... share 0.30 (at least 0.3)". Shown figures are cut, never rounded up, so each
+    line's own numbers say its verdict; the JSON keeps the exact figures."""
+    prompt = "where do integration tests go in this repo and how do I run one file with pytest?"
+    report = json.loads(abcd("rules", "--prompt", prompt, "--all", "--json").out)
+    judged = {
+        item.get("id") or item["key"]: item["second"]
+        for item in report["notes"] + report["withheld"]
+        if item["second"] is not None
+    }
+    assert any(0.295 <= j["share"] < SECOND_MIN_SHARE for j in judged.values())  # the case
+    text = abcd("rules", "--prompt", prompt, "--all")
+    assert text.code == 0, text.err
+    for key, judgement in judged.items():
+        line = next(x for x in text.out.splitlines() if f"{key} " in x and "second tier" in x)
+        score = float(line.split("score ", 1)[1].split(" ", 1)[0])
+        share = float(line.split("share ", 1)[1].split(" ", 1)[0])
+        meets = score >= SECOND_MIN_SCORE and share >= SECOND_MIN_SHARE
+        if not judgement["admitted"] and len(judgement["words"]) >= SECOND_MIN_WORDS:
+            assert not meets, line
+        assert score <= judgement["score"] and share <= judgement["share"], line
+    out, _ = host.plain(prompt)  # the hook sends exactly what the diagnostic admitted
+    for key, judgement in judged.items():
+        assert (key in out) == judgement["admitted"] or judgement["admitted"], key
+
+
 def test_the_diagnostic_as_json_carries_each_judgement(abcd: Run, memory: dict[str, str]) -> None:
     result = abcd(
         "rules", "--prompt", "the CI keeps timing out on the integration job", "--all", "--json"

@@ -90,3 +90,44 @@ def test_the_parse_rule_version_is_the_digest_of_the_parse_rule() -> None:
     digest = hashlib.sha256(b"".join((package / rel).read_bytes() for rel in PARSE_RULE_SOURCES))
     value = digest.hexdigest()[:16]
     assert value == PARSE_RULE_VERSION, f"set PARSE_RULE_VERSION = {value!r} in stemcache"
+
+
+def test_two_installs_of_different_versions_sharing_a_home_do_not_rewrite_each_others_caches(
+    host: Host, repo: Path, abcd_home: Path
+) -> None:
+    """Each cache file was named by the checkout alone: an earlier and a later abcd sharing one
+    home (a second install on the PATH, a project's own venv) each found the other's set under
+    another parse rule and rewrote it whole, on every prompt (at 600 pages ~630 KB and +17 ms a
+    prompt). Each now keeps a set of its own, and a prompt of either rewrites neither."""
+    folder = repo / ".abcd" / "memory"
+    folder.mkdir(parents=True)
+    for n in range(30):
+        (folder / f"howto_deploy_step{n}.md").write_text(
+            f"---\nrecall: [deploy, step{n}]\nsummary: Deploy step {n}\n---\nRun step {n}.\n"
+        )
+    old = time.time_ns() - 3600 * 10**9
+    for page in folder.iterdir():
+        os.utime(page, ns=(old, old))
+    host.start("s1")
+
+    def written() -> dict[str, int]:
+        return {p.name: p.stat().st_mtime_ns for p in (abcd_home / "cache").glob("*.marshal")}
+
+    for n in range(2):  # each version once: each writes its own set
+        assert (
+            _as_an_earlier_abcd(
+                {"session_id": f"old-{n}", "cwd": str(repo), "prompt": f"deploy step{n}"}
+            ).returncode
+            == 0
+        )
+        host.plain(f"deploy step{n}", f"new-{n}")
+    before = written()
+    assert len(before) == 6, sorted(before)  # parsed, reach, stems: one set per version
+    for n in range(2, 5):  # alternately, as two hooks would run
+        earlier = _as_an_earlier_abcd(
+            {"session_id": f"old-{n}", "cwd": str(repo), "prompt": f"deploy step{n}"}
+        )
+        assert earlier.returncode == 0, earlier.stderr
+        out, _ = host.plain(f"deploy step{n}", f"new-{n}")
+        assert f"Deploy step {n}" in out
+    assert written() == before

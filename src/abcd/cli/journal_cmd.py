@@ -9,13 +9,14 @@ import typer
 
 from abcd.cli.app import command_group
 from abcd.cli.memory_cmd import ByPerson
-from abcd.cli.output import emit_json, notice
+from abcd.cli.output import WROTE, emit_json, notice
 from abcd.errors import AbcdError, JournalBroken, hint_for
 from abcd.journal import history
 from abcd.journal.chain import Break
 from abcd.journal.recover import Tail
 from abcd.journal.recover import recover as recover_journal
 from abcd.journal.segments import Segments
+from abcd.journal.store import VIEW_FILE
 from abcd.journal.store import rebuild as rebuild_view
 from abcd.journal.verify import verify as verify_chain
 from abcd.journal.view import View
@@ -261,6 +262,8 @@ def rebuild(json: Json = False) -> None:
     up_to_date = (
         old is not None and not (added or dropped or changed) and old.journal == new.journal
     )
+    if not up_to_date:
+        WROTE.append(home.shown(VIEW_FILE))
     if json:
         emit_json(
             {

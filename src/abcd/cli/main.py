@@ -138,27 +138,35 @@ def main() -> None:
     """Run the app; every error is one `abcd: ...` line on stderr, usage errors exit 2."""
     if sys.stdin is None:  # run with stdin closed (`<&-`): read as empty, as /dev/null is
         sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (open for the run)
-    if sys.stdout is not None:
-        sys.stdout = _Output(sys.stdout)
-    if sys.stderr is not None:
-        sys.stderr = _Output(sys.stderr)
+    # A closed stdout or stderr (`>&-`, `2>&-`) writes to nowhere, as the hooks' does: `None`
+    # made `emit_json` raise after a write and `print(file=None)` put errors on stdout. Opened
+    # in descriptor order, each takes its own number back, never a file the command opens.
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 (the run)
+    sys.stdout = _Output(sys.stdout)
+    sys.stderr = _Output(sys.stderr)
     try:
         code = app(prog_name="abcd", standalone_mode=False)
     except NoArgsIsHelpError as err:
         # A group called alone (`abcd`, `abcd journal`): its help, on stdout, and exit 2.
-        print(err.ctx.get_help() if err.ctx is not None else err.format_message())
+        try:  # a failed stdout (`abcd > /dev/full`) ended here as a traceback and exit 1
+            print(err.ctx.get_help() if err.ctx is not None else err.format_message())
+            sys.stdout.flush()
+        except (OSError, _OutputClosed):
+            _discard_stdout()
         sys.exit(2)
     except UsageError as err:
-        print(escaped(usage_line(err), keep=""), file=sys.stderr)
+        _error(escaped(usage_line(err), keep=""))
         sys.exit(2)
     except ClickException as err:
-        print(escaped(f"abcd: {' '.join(err.format_message().split())}", keep=""), file=sys.stderr)
+        _error(escaped(f"abcd: {' '.join(err.format_message().split())}", keep=""))
         sys.exit(err.exit_code)
     except Abort:
-        print("abcd: stopped", file=sys.stderr)
+        _error("abcd: stopped")
         sys.exit(1)
     except AbcdError as err:
-        print(f"abcd: {escaped(str(err), keep='')}", file=sys.stderr)
+        _error(f"abcd: {escaped(str(err), keep='')}")
         sys.exit(err.exit_code)
     except _OutputClosed as closed:
         _output_failed(closed.err)
@@ -180,6 +188,24 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def _error(text: str) -> None:
+    """Say an error on stderr; a stderr that fails too (`2>&1 | true`, `2>/dev/full`) leaves the
+    exit to tell, with the error's own code (a usage error's 2 ended as a traceback's 1)."""
+    try:
+        print(text, file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError, _OutputClosed):
+        pass
+
+
+def _discard_stdout() -> None:
+    """What is left in stdout's buffer is not written at exit either (no second error)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def _output_failed(err: OSError) -> NoReturn:
     """stdout failed: its reader closed it (`| head -1`), or a full disk (`> /dev/full`). A
     command that had written by then says what, and exits 0: it did what it was asked, and an
@@ -188,10 +214,7 @@ def _output_failed(err: OSError) -> NoReturn:
     from abcd.cli.output import WROTE
     from abcd.journal.store import LANDED
 
-    try:  # what is left in stdout's buffer is not written at exit either (no second error)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
+    _discard_stdout()
     stands = [f"{name} was written" for name in dict.fromkeys(WROTE)]
     if LANDED:
         events = f"event {LANDED[0]}" if len(LANDED) == 1 else f"events {LANDED[0]} to {LANDED[-1]}"

@@ -15,7 +15,7 @@ import typer
 
 from abcd.cli import desk_text
 from abcd.cli.app import command_group
-from abcd.cli.output import at_terminal, emit_json, notice
+from abcd.cli.output import WROTE, at_terminal, emit_json, notice
 from abcd.constants import (
     BODY_MAX_BYTES,
     BODY_STDIN_MAX_CHARS,
@@ -770,6 +770,9 @@ def merge(
             + " this side's version of each; edit it if need be, then git add it"
         )
     if written:
+        # Git reads an exit of 1 as a conflict: a clean merge whose output fails after it wrote
+        # exits 0 (one with conflicts exits 1 whatever its stderr does, above).
+        WROTE.append(escaped(ours, keep=""))
         keys = f"; and {done.keys} of the file's own key(s)" if done.keys else ""
         print(
             f"merged the other side's notes: {done.added} added, {done.changed} changed, "

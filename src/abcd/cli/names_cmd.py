@@ -62,16 +62,20 @@ def _prepare(repo: Repo) -> str:
     the list first (`_read`), so a list that will be refused leaves nothing made."""
     folder = os.path.join(repo.top, FOLDER_REL)
     ignore = os.path.join(folder, ".gitignore")
+    made = False
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         if not os.path.lexists(ignore):
             with open(ignore, "x", encoding="utf-8") as handle:
                 handle.write(GITIGNORE)
-            notice(f"wrote {os.path.join(FOLDER_REL, '.gitignore')}: git ignores everything in it")
+            made = True
     except OSError as err:
         raise Refused(
             "unwritable", message=f"refused: {shown(folder)}: cannot create: {err.strerror}"
         ) from None
+    if made:  # said outside the try: a notice that fails is not a refusal to create
+        WROTE.append(os.path.join(FOLDER_REL, ".gitignore"))
+        notice(f"wrote {os.path.join(FOLDER_REL, '.gitignore')}: git ignores everything in it")
     path = os.path.join(repo.top, PRIVATE_NAMES_REL)
     _say_if_tracked(repo, path)
     return path

@@ -178,7 +178,10 @@ def reset(event: str, payload: Payload, stderr: TextIO) -> None:
             from abcd.session.fill import ensure_fill_folder
 
             ensure_fill_folder(home)
-            sweep_stale(home)
+            try:  # a folder the sweep refuses (another account's) does not stop the reset
+                sweep_stale(home)
+            except (AbcdError, OSError) as err:
+                _say(stderr, f"stale files not swept: {err}")
             _refresh_index(home, stderr)
         else:
             events.append(SessionReset(reason="pre-compact"))

@@ -94,6 +94,14 @@ def content(prompt: Prompt) -> list[str]:
     return sorted(prompt.distinct - STOP_STEMS)
 
 
+def _cut(value: float, places: int) -> str:
+    """`value` to `places` decimals, cut, not rounded: a share of 0.2954 judged below 0.3 was
+    shown as "share 0.30 (at least 0.3)". Cut, a value shown is never above the value judged, and
+    a bar of at most `places` decimals is met as shown exactly when it is met."""
+    scale = 10**places
+    return f"{int(value * scale) / scale:.{places}f}"
+
+
 class Judged:
     """One item's second-tier judgement: its score, its share, the content words it holds, and the
     prompt's content words no item in reach holds (counted in the share's whole)."""
@@ -116,8 +124,8 @@ class Judged:
         verdict = "admitted" if self.admitted else "below the threshold"
         return (
             f"second tier {verdict}: content words held {held}; "
-            f"score {self.score:.4f} (at least {SECOND_MIN_SCORE}), "
-            f"share {self.share:.2f} (at least {SECOND_MIN_SHARE}), "
+            f"score {_cut(self.score, 4)} (at least {SECOND_MIN_SCORE}), "
+            f"share {_cut(self.share, 2)} (at least {SECOND_MIN_SHARE}), "
             f"{len(self.words)} content word(s) held (at least {SECOND_MIN_WORDS})"
             + (
                 f"; the share counts the prompt's words no item holds: {', '.join(self.unheld)}"

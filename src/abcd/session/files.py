@@ -38,7 +38,8 @@ SESSION_FILE_MAX_BYTES = 8 * 1024 * 1024
 SESSION_FILE_REVIEW_MAX_BYTES = 64 * 1024 * 1024
 # Read and write: an append first reads the last byte, to end a torn line.
 _APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-_STAMP = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: a FIFO in the mark's place fails to open (ENXIO) instead of holding the start.
+_STAMP = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def file_name(session_id: str) -> str:
