@@ -813,3 +813,24 @@ def test_an_import_from_stdin_names_stdin_when_refused(abcd: Run, abcd_home: Pat
     assert done.returncode == 1
     assert done.stderr.decode().strip() == "abcd: refused: stdin: not UTF-8 text", done.stderr
     assert not abcd_home.exists()
+
+
+def test_an_error_after_a_write_landed_says_what_stands() -> None:
+    """A command that fails after its events landed exits with its error, and the line says the
+    write stands: an exit of 1 is never left to read as "nothing was written"."""
+    code = (
+        "import abcd.cli.main as m\n"
+        "from abcd.errors import StorageError\n"
+        "from abcd.journal.store import LANDED\n"
+        "def app(**kwargs):\n"
+        "    LANDED.extend([7, 8])\n"
+        "    raise StorageError('memory.json: cannot write: No space left on device')\n"
+        "m.app = app\n"
+        "m.main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "abcd: memory.json: cannot write: No space left on device; what the command did "
+        "stands: the journal took events 7 to 8 (abcd journal audit shows it)"
+    ]

@@ -166,7 +166,11 @@ def main() -> None:
         _error("abcd: stopped")
         sys.exit(1)
     except AbcdError as err:
-        _error(f"abcd: {escaped(str(err), keep='')}")
+        # One that failed after its write landed says what stands (a view that could not be
+        # written after `journal recover`'s event): the exit reports the failure, the line the
+        # write, so an exit of 1 is never read as "nothing was written" when something was.
+        stands = _what_stands()
+        _error(f"abcd: {escaped(str(err), keep='')}" + (f"; {stands}" if stands else ""))
         sys.exit(err.exit_code)
     except _OutputClosed as closed:
         _output_failed(closed.err)
@@ -206,24 +210,26 @@ def _discard_stdout() -> None:
         pass
 
 
+def _what_stands() -> str:
+    """What this run wrote, as `what the command did stands: ...`; empty when nothing."""
+    from abcd.cli.output import WROTE
+    from abcd.journal.store import LANDED
+
+    stands = [f"{name} was written" for name in dict.fromkeys(WROTE)]
+    if LANDED:
+        events = f"event {LANDED[0]}" if len(LANDED) == 1 else f"events {LANDED[0]} to {LANDED[-1]}"
+        stands.insert(0, f"the journal took {events} (abcd journal audit shows it)")
+    return f"what the command did stands: {'; '.join(stands)}" if stands else ""
+
+
 def _output_failed(err: OSError) -> NoReturn:
     """stdout failed: its reader closed it (`| head -1`), or a full disk (`> /dev/full`). A
     command that had written by then says what, and exits 0: it did what it was asked, and an
     exit of 1 promises that nothing was written. One that wrote nothing exits 1, silently for a
     closed pipe (its reader had what it wanted)."""
-    from abcd.cli.output import WROTE
-    from abcd.journal.store import LANDED
-
     _discard_stdout()
-    stands = [f"{name} was written" for name in dict.fromkeys(WROTE)]
-    if LANDED:
-        events = f"event {LANDED[0]}" if len(LANDED) == 1 else f"events {LANDED[0]} to {LANDED[-1]}"
-        stands.insert(0, f"the journal took {events} (abcd journal audit shows it)")
-    said = (
-        f"what the command did stands: {'; '.join(stands)}"
-        if stands
-        else "the journal took nothing"
-    )
+    stands = _what_stands()
+    said = stands or "the journal took nothing"
     if stands or not isinstance(err, BrokenPipeError):
         try:  # stderr may be the same closed pipe (`2>&1 | true`): the exit still tells
             print(f"abcd: cannot write the output ({err.strerror}); {said}", file=sys.stderr)
