@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Score recall on the recall set in `tools/recallset/` (issue 16): hit@1, hit@5, silent on nothing.
 
-    .venv/bin/python tools/recall_eval.py [--set DIR] [--notes DIR] [--half tune|held|fresh|all]
+    .venv/bin/python tools/recall_eval.py [--set DIR] [--notes DIR] [--half tune|held|fresh|third|all]
                                           [--misses] [--json] [--seed] [--calibrate]
                                           [--sweep-ranking]
 
@@ -28,6 +28,9 @@ The set:
   that match nothing, most of those everyday requests to a coding agent),
   written in the nineteenth round as `fresh.jsonl` was, before any figure
   on them was seen: the calibration's silence had 18 prompts to go on.
+- `third.jsonl`: 75 more, written the same way after the seventh round's
+  setting was chosen (45 that want an item, 30 that match nothing; half
+  `third`), and scored once with it.
 - `fresh.jsonl`: 75 more prompts in the same shape (`half` `fresh`, kinds
   `word`, `para`, `nothing`), written in the nineteenth round by an agent
   that saw only the notes' titles and bodies and the pages' summaries and
@@ -77,6 +80,8 @@ HERE = Path(__file__).resolve().parent
 ABCD = str(Path(sys.executable).parent / "abcd")
 Setting = tuple[float, float, int, float]
 KINDS = ("word", "inflect", "phrase", "para", "nothing")
+# The sets written blind to the design, each a file of its own name (`tune2` is tuning's).
+BLIND = ("tune2", "fresh", "third")
 
 
 def build_home(home: Path, recallset: Path) -> dict[str, str]:
@@ -136,11 +141,11 @@ def run(
     """Every prompt of `half` through the hook's code, once for each `(score, share, words, unheld)` of the
     second tier's thresholds (`None`: as shipped): what it ranked, and what it sent. The notes and
     pages are those of `notes` (a folder like the set's), else the set's own."""
-    files = ["fresh.jsonl"] if half == "fresh" else ["prompts.jsonl"]
-    if half in ("tune", "all"):
-        files.append("tune2.jsonl")
-    if half == "all":
-        files.append("fresh.jsonl")
+    files = {
+        "tune": ["prompts.jsonl", "tune2.jsonl"],
+        "held": ["prompts.jsonl"],
+        "all": ["prompts.jsonl", *(f"{name}.jsonl" for name in BLIND)],
+    }.get(half, [f"{half}.jsonl"])
     files = [name for name in files if (recallset / name).exists()]
     prompts = [
         json.loads(line) for name in files for line in (recallset / name).read_text().splitlines()
@@ -290,7 +295,7 @@ def main() -> int:
         type=Path,
         help="a folder of notes.jsonl and pages/ to score instead of the set's",
     )
-    parser.add_argument("--half", choices=("tune", "held", "fresh", "all"), default="all")
+    parser.add_argument("--half", choices=("tune", "held", "fresh", "third", "all"), default="all")
     parser.add_argument("--misses", action="store_true", help="list every miss and noisy prompt")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--seed", action="store_true", help="the seed's design: no second tier")
@@ -304,7 +309,7 @@ def main() -> int:
     if args.sweep_ranking:
         return sweep_ranking(args.set, args.notes)
     rows = run(args.set, args.half, [SEED] if args.seed else None, args.notes)[0]
-    halves = ["tune", "held", "fresh"] if args.half == "all" else [args.half]
+    halves = ["tune", "held", "fresh", "third"] if args.half == "all" else [args.half]
     groups = {name: [r for r in rows if r.half == name] for name in halves}
     groups["all"] = rows
     kinds = {kind: [r for r in rows if r.kind == kind] for kind in KINDS}
