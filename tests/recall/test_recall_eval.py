@@ -84,3 +84,18 @@ def test_the_gain_holds_on_prompts_written_blind_to_the_design() -> None:
     assert ours["fresh"]["hit@1"] >= seed["fresh"]["hit@1"] + 0.08
     assert ours["fresh"]["hit@5"] >= seed["fresh"]["hit@5"] + 0.08
     assert ours["fresh"]["silent"] >= seed["fresh"]["silent"]
+
+
+def test_notes_written_under_the_advice_on_everyday_words_are_more_silent() -> None:
+    # Two writers under the page before (taught, taught-b), two under the page now (taught2,
+    # taught2-b): docs/recall.md, "The eighth round". Every writing now is more silent, over the
+    # sets no setting was tuned on, than every writing before.
+    sets = TOOL.parent / "recallset"
+
+    def silent(folder: str) -> float:
+        report = scored("--notes", str(sets / folder))
+        return sum(report[half]["silent"] for half in ("held", "fresh", "third"))
+
+    before = [silent("taught"), silent("taught-b")]
+    now = [silent("taught2"), silent("taught2-b")]
+    assert min(now) >= max(before) + 8, (before, now)
