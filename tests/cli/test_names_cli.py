@@ -139,8 +139,9 @@ def test_an_editor_that_fails_after_the_list_was_made_says_it_was_made(
 ) -> None:
     result = abcd("names", "edit", env={"EDITOR": "false", "VISUAL": ""})
     assert result.code == 1
-    assert result.err.splitlines()[-1] == (
-        f"abcd: the editor 'false' exited 1; {LIST} was made from its template"
+    assert result.err.splitlines()[-1] == (  # exit 1 with what stands said on the line
+        f"abcd: the editor 'false' exited 1; {LIST} was made from its template; what the "
+        f"command did stands: {LIST.parent}/.gitignore was written; {LIST} was written"
     )
     assert (repo / LIST).exists()
 
