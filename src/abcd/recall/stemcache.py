@@ -198,10 +198,7 @@ class StemCache:
             return {}
         if (
             isinstance(stored, dict)
-            and stored.get("format") == FORMAT
-            and stored.get("python") == sys.implementation.cache_tag
-            and stored.get("terms") == TERM_RULE_VERSION
-            and stored.get("parse") == PARSE_RULE_VERSION
+            and all(stored.get(k) == v for k, v in zip(_HEADER_KEYS, _reach_header(), strict=True))
             and all(isinstance(v, dict) for k, v in stored.items() if k in _PARTS)
         ):
             return stored
@@ -481,13 +478,7 @@ class StemCache:
     def _write(self, rel: str, parts: dict[str, Any]) -> None:
         if self.home is None:
             return
-        stored = {
-            "format": FORMAT,
-            "python": sys.implementation.cache_tag,
-            "terms": TERM_RULE_VERSION,
-            "parse": PARSE_RULE_VERSION,
-            **parts,
-        }
+        stored = {**dict(zip(_HEADER_KEYS, _reach_header(), strict=True)), **parts}
         blob = marshal.dumps(stored)
         self._put(rel, crc32(blob).to_bytes(4, "little") + blob)
 
@@ -627,9 +618,13 @@ class CacheDamaged(Exception):
 
 
 def _reach_header() -> tuple[int, str, str, str]:
-    """What a reach's (and the parsed) file names before its own fields: the format, interpreter,
-    term rule and parse rule."""
+    """What every cache file names before its own fields: the format, interpreter, term rule and
+    parse rule (the stems file under `_HEADER_KEYS`, the others as a piece header)."""
     return (FORMAT, sys.implementation.cache_tag, TERM_RULE_VERSION, PARSE_RULE_VERSION)
+
+
+# The stems file's keys for `_reach_header()`'s fields, one for one.
+_HEADER_KEYS = ("format", "python", "terms", "parse")
 
 
 _PARTS = ("entries", "words", "files")
