@@ -230,20 +230,14 @@ def sweep_stale(home: Home, now: float | None = None) -> int:
     removed by a later sweep instead, and nothing reads it meanwhile (its session is a week old).
     """
     moment = now if now is not None else time.time()
-    with home.folder(SESSIONS_DIR) as dfd:
-        if dfd is not None:
-            try:
-                last = os.stat(SWEPT_MARK, dir_fd=dfd, follow_symlinks=False).st_mtime
-                if moment - SWEEP_EVERY_SECONDS < last <= moment:
-                    return 0
-            except OSError:
-                pass
     cutoff = moment - SESSION_STALE_SECONDS
     removed = 0
     for folder, suffix in ((SESSIONS_DIR, ".jsonl"), (FILL_DIR, ".jsonl"), (CACHE_DIR, ".marshal")):
         with home.folder(folder) as dfd:
             if dfd is None:
                 continue
+            if folder == SESSIONS_DIR and _swept_lately(dfd, moment):
+                return 0  # the sessions folder is the first: nothing was swept
             names = [name for name in os.listdir(dfd) if name.endswith(suffix)]
             if len(names) > SWEEP_AT_ONCE:
                 start = int(moment * 1000) % len(names)
@@ -259,6 +253,16 @@ def sweep_stale(home: Home, now: float | None = None) -> int:
             if folder == SESSIONS_DIR:
                 _mark_swept(home, dfd, moment)
     return removed
+
+
+def _swept_lately(dfd: int, moment: float) -> bool:
+    """Whether `SWEPT_MARK` in the sessions folder `dfd` says a sweep ran within
+    `SWEEP_EVERY_SECONDS` before `moment` (a mark in the future does not: the clock was set back)."""
+    try:
+        last = os.stat(SWEPT_MARK, dir_fd=dfd, follow_symlinks=False).st_mtime
+    except OSError:
+        return False
+    return moment - SWEEP_EVERY_SECONDS < last <= moment
 
 
 def _mark_swept(home: Home, dfd: int, moment: float) -> None:
