@@ -148,6 +148,7 @@ def main() -> None:
     sys.stderr = _Output(sys.stderr)
     try:
         code = app(prog_name="abcd", standalone_mode=False)
+        sys.stdout.flush()  # what is still buffered, while a failure can be said
     except NoArgsIsHelpError as err:
         # A group called alone (`abcd`, `abcd journal`): its help, on stdout, and exit 2.
         try:  # a failed stdout (`abcd > /dev/full`) ended here as a traceback and exit 1
@@ -179,15 +180,6 @@ def main() -> None:
             err.filename is not None or err.errno not in _OUTPUT_FAILED
         ):
             raise  # a file's or a socket's error the storage edge did not translate
-        _output_failed(err)
-    try:
-        if sys.stdout is not None:
-            sys.stdout.flush()  # what is still buffered, while a failure can be said
-    except _OutputClosed as closed:
-        _output_failed(closed.err)
-    except OSError as err:
-        if err.errno not in _OUTPUT_FAILED:
-            raise
         _output_failed(err)
     sys.exit(code if isinstance(code, int) else 0)
 
@@ -230,10 +222,6 @@ def _output_failed(err: OSError) -> NoReturn:
     _discard_stdout()
     stands = _what_stands()
     said = stands or "the journal took nothing"
-    if stands or not isinstance(err, BrokenPipeError):
-        try:  # stderr may be the same closed pipe (`2>&1 | true`): the exit still tells
-            print(f"abcd: cannot write the output ({err.strerror}); {said}", file=sys.stderr)
-            sys.stderr.flush()
-        except (OSError, ValueError, AttributeError, _OutputClosed):
-            pass
+    if stands or not isinstance(err, BrokenPipeError):  # stderr may be the same closed pipe
+        _error(f"abcd: cannot write the output ({err.strerror}); {said}")
     sys.exit(0 if stands else 1)
