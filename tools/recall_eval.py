@@ -31,6 +31,10 @@ The set:
 - `third.jsonl`: 75 more, written the same way after the seventh round's
   setting was chosen (45 that want an item, 30 that match nothing; half
   `third`), and scored once with it.
+- `fourth.jsonl`: 80 more, written the same way in the twentieth round
+  before the recalibration over the notes written under the page's advice
+  on everyday words (45 that want an item, 35 that match nothing, as the day
+  of a mobile developer and an SRE; half `fourth`), and scored once after it.
 - `fresh.jsonl`: 75 more prompts in the same shape (`half` `fresh`, kinds
   `word`, `para`, `nothing`), written in the nineteenth round by an agent
   that saw only the notes' titles and bodies and the pages' summaries and
@@ -51,8 +55,8 @@ The figures, per half and per kind:
 
 `--seed` measures the seed's design on the same set (the second tier off:
 its score threshold set past any score). `--calibrate` sweeps the second
-tier's four settings over a grid on the tuning half only, over both
-writings of the notes (or the one `--notes` names), and prints each
+tier's four settings over a grid on the tuning half only, over the
+writings of the notes `WRITINGS` names (or the one `--notes` names), and prints each
 setting's figures; `SECOND_MIN_SCORE`, `SECOND_MIN_SHARE`,
 `SECOND_MIN_WORDS` and `SECOND_UNHELD_WEIGHT` in `abcd.recall.constants`
 are the setting with the best
@@ -81,7 +85,7 @@ ABCD = str(Path(sys.executable).parent / "abcd")
 Setting = tuple[float, float, int, float]
 KINDS = ("word", "inflect", "phrase", "para", "nothing")
 # The sets written blind to the design, each a file of its own name (`tune2` is tuning's).
-BLIND = ("tune2", "fresh", "third")
+BLIND = ("tune2", "fresh", "third", "fourth")
 
 
 def build_home(home: Path, recallset: Path) -> dict[str, str]:
@@ -220,11 +224,17 @@ RANKING_K1 = (0.6, 0.9, 1.2, 1.6, 2.0)
 RANKING_B = (0.3, 0.5, 0.75, 0.9)
 
 
+# The writings of the notes a calibration sums over (`None`: the set's own, as written): since
+# the twentieth round, the two writings under the `/abcd:memory` page as shipped, whose advice
+# on everyday words changed what agents write (before it, the set's own and `taught/`).
+WRITINGS = (None, "taught2", "taught2-b")
+
+
 def calibrate(recallset: Path, notes: Path | None) -> int:
     """Each setting's figures on the tuning half, and the setting the rule picks.
 
-    Without `notes`, over both writings of the set's notes at once (the set's own and
-    `taught/`), since a home holds notes written both ways: the counts are summed.
+    Without `notes`, over every writing of `WRITINGS` at once, since a home holds notes written
+    more than one way: the counts are summed.
     """
     grid = [
         (score, share, held, unheld)
@@ -233,7 +243,7 @@ def calibrate(recallset: Path, notes: Path | None) -> int:
         for score in SCORES
         for share in SHARES
     ]
-    writings = [notes] if notes is not None else [None, recallset / "taught"]
+    writings = [notes] if notes is not None else [recallset / w if w else None for w in WRITINGS]
     runs = [run(recallset, "tune", [SEED, *grid], writing) for writing in writings]
     seed = summed([r[0] for r in runs])
     print(line("seed", seed))
@@ -250,7 +260,7 @@ def calibrate(recallset: Path, notes: Path | None) -> int:
 
 
 def sweep_ranking(recallset: Path, notes: Path | None) -> int:
-    """BM25F's `k1` and `b` swept on the tuning half, over both writings (or `notes`), with the
+    """BM25F's `k1` and `b` swept on the tuning half, over `WRITINGS` (or `notes`), with the
     second tier as shipped: each pair's figures, and the pair the calibration's rule picks (best
     hit@1, then hit@5, never less silent than the shipped pair; the shipped pair on a tie).
 
@@ -261,7 +271,7 @@ def sweep_ranking(recallset: Path, notes: Path | None) -> int:
 
     shipped = (constants.K1, constants.B)
     pairs = [(k1, b) for k1 in RANKING_K1 for b in RANKING_B]
-    writings = [notes] if notes is not None else [None, recallset / "taught"]
+    writings = [notes] if notes is not None else [recallset / w if w else None for w in WRITINGS]
     figures_of: dict[tuple[float, float], dict[str, float]] = {}
     try:
         for k1, b in pairs:
@@ -295,7 +305,9 @@ def main() -> int:
         type=Path,
         help="a folder of notes.jsonl and pages/ to score instead of the set's",
     )
-    parser.add_argument("--half", choices=("tune", "held", "fresh", "third", "all"), default="all")
+    parser.add_argument(
+        "--half", choices=("tune", "held", "fresh", "third", "fourth", "all"), default="all"
+    )
     parser.add_argument("--misses", action="store_true", help="list every miss and noisy prompt")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--seed", action="store_true", help="the seed's design: no second tier")
