@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.oscalls import patch_os
+
 # Hypothesis fails an example slower than 200 ms by default: a timing, on machines that are
 # shared and noisy (a loaded CI run took 322 ms for an example that takes 7). What a property
 # test holds is the property; speed is measured by the scripts in tools/.
@@ -141,5 +143,5 @@ def synced(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         calls.append(fd)
         real_fsync(fd)
 
-    monkeypatch.setattr(os, "fsync", recording_fsync)
+    patch_os(monkeypatch, "fsync", recording_fsync)
     return calls

@@ -14,22 +14,37 @@ in turn and then `python -I -c pass`, so the machine's drift is shared.
 median, least, and median CPU time, and the ratio of the medians to `pass`.
 Bytecode writing is allowed, as on a person's machine (each tree's bundle is
 written on its first run).
+
+`--as-launched` times each tree as the plugin's launcher starts the hook in an
+install (`plugin/hooks/abcd-hook`): this environment's Python with `-S` and
+the launcher's own `-c` program, this environment's site-packages last on the
+path, no console script and no `site` (which loads `os` for every process).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import statistics
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
 from benchlib import as_installed, start_session
 
 ABCD = str(Path(sys.executable).parent / "abcd")
+LAUNCHER = Path(__file__).resolve().parent.parent / "src/abcd/plugin/hooks/abcd-hook"
+
+
+def as_launched() -> list[str]:
+    """The command the launcher runs for this environment, up to the hook's own arguments."""
+    found = re.search(r"-S -c '(.*?)' \"\$packages\"", LAUNCHER.read_text(), re.DOTALL)
+    assert found is not None, f"{LAUNCHER} runs no Python directly"
+    return [sys.executable, "-S", "-c", found.group(1), sysconfig.get_paths()["purelib"]]
 
 
 def _cpu() -> float:
@@ -49,7 +64,15 @@ def main() -> int:
     parser.add_argument("prompt")
     parser.add_argument("trees", nargs="+", help="NAME=SRC:ROOT")
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument(
+        "--as-launched", action="store_true", help="as the plugin's launcher runs it"
+    )
     args = parser.parse_args()
+    command = (
+        [*as_launched(), "hook", "prompt-router"]
+        if args.as_launched
+        else [ABCD, "hook", "prompt-router"]
+    )
     trees: dict[str, tuple[str, Path]] = {}
     for spec in args.trees:
         name, _, rest = spec.partition("=")
@@ -66,7 +89,7 @@ def main() -> int:
             start_session(ABCD, session, cwd, env)
             prompt = args.prompt.replace("{new}", f"zq{run:x}{len(name):x}")
             payload = json.dumps({"session_id": session, "cwd": cwd, "prompt": prompt})
-            took, used = timed([ABCD, "hook", "prompt-router"], payload, env)
+            took, used = timed(command, payload, env)
             wall[name].append(took)
             cpu[name].append(used)
         took, used = timed([sys.executable, "-I", "-c", "pass"], "", base)

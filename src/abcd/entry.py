@@ -19,8 +19,6 @@ file the command opens), and text that cannot be encoded (a lone surrogate
 from a payload's `"\\ud800"`) is written replaced, never raised.
 """
 
-from __future__ import annotations
-
 import sys
 
 _HELP = {"-h", "--help"}
@@ -35,7 +33,7 @@ if TYPE_CHECKING:
     from abcd.bundle import Bundle
 
 
-def _bundled(command: str) -> Bundle | None:
+def _bundled(command: str) -> "Bundle | None":
     """Serve the lean command's modules from its bundle (`abcd.bundle`), when it can; from here on
     the cyclic garbage collector is off (its passes over every object the imports create cost a
     prompt ~1 ms, and a lean command frees nothing it would find)."""
@@ -51,13 +49,13 @@ def _bundled(command: str) -> Bundle | None:
 
 
 def _lean(
-    run: Callable[[list[str], Any, TextIO, TextIO], int],
+    run: "Callable[[list[str], Any, TextIO, TextIO], int]",
     argv: list[str],
-    bundle: Bundle | None = None,
-) -> NoReturn:
+    bundle: "Bundle | None" = None,
+) -> "NoReturn":
     """Run a lean command's `main(argv, stdin, stdout, stderr)` and leave without teardown
     (once its output is flushed, `bundle` is written again if a module it loaded was not in it)."""
-    import os
+    from abcd import leanos as os
 
     _standard_streams()
     if bundle is not None:
@@ -84,7 +82,7 @@ def _lean(
 def _standard_streams() -> None:
     """Open a closed stdin, stdout or stderr on the null device (in descriptor order, so each takes
     its own number back) and make stdout and stderr replace what they cannot encode."""
-    import os
+    from abcd import leanos as os
 
     if sys.stdin is None:
         sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process

@@ -9,8 +9,8 @@ imported when git is asked).
 
 from __future__ import annotations
 
-import os
-import stat
+from abcd import leanos as os
+from abcd.leanos import S_ISDIR, S_ISREG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -181,7 +181,7 @@ def _read_git_file(path: str) -> str | None:
     except (OSError, ValueError):
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        if not S_ISREG(os.fstat(fd).st_mode):
             return None
         data = os.read(fd, GIT_FILE_MAX_BYTES + 1)
     except OSError:
@@ -237,9 +237,9 @@ def find_repo(start: str | os.PathLike[str] | None = None) -> Repo | None:
             mode = os.stat(dot_git).st_mode
         except (OSError, ValueError):
             mode = 0
-        if stat.S_ISDIR(mode):
+        if S_ISDIR(mode):
             return Repo(folder)
-        if stat.S_ISREG(mode):
+        if S_ISREG(mode):
             return Repo(folder, _primary_of(dot_git))
         parent = os.path.dirname(folder)
         if parent == folder:

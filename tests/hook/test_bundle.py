@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +203,88 @@ def test_the_prompt_hook_says_the_same_served_from_the_bundle(tmp_path: Path) ->
     assert prompt("s2") == first
     assert path.stat().st_mtime_ns == written  # served whole: nothing to write again
     assert json.loads(first[0])["recalled"] == []
+
+
+def test_the_prompt_hook_as_launched_loads_no_os_nor_future_once_served(tmp_path: Path) -> None:
+    # As the plugin's launcher starts it: `python -S`, no `site` to have loaded `os` already.
+    from tests.installed import imported_modules
+
+    where = package_copy(tmp_path / "package")
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir(mode=0o700)
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["ABCD_HOME"] = str(home)
+    packages = sysconfig.get_paths()["purelib"]  # where the launcher finds PyStemmer
+    hook = (
+        f"import sys; sys.path.insert(0, {str(where)!r}); sys.path.append({packages!r}); "
+        "sys.argv = ['abcd', 'hook', 'prompt-router']; "
+        "from abcd.entry import main; main()"
+    )
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".abcd" / "memory").mkdir(parents=True)
+    (project / ".abcd" / "memory" / "ref_ops_deploy.md").write_text(
+        "---\nrecall: [deploy]\nsummary: Deploy steps\n---\n# Deploying\n\nRun make release first.\n"
+    )
+
+    def prompt(session: str) -> tuple[str, list[str]]:
+        payload = {"session_id": session, "cwd": str(project), "prompt": "how do I deploy"}
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-X", "importtime", "-c", hook],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=project,
+            check=True,
+        )
+        return done.stdout, imported_modules(done.stderr)
+
+    first, _ = prompt("s1")  # writes the bundle
+    again, names = prompt("s2")
+    assert "ref_ops_deploy.md" in first and again == first
+    assert {"os", "stat", "posixpath", "_collections_abc", "__future__"} & set(names) == set()
+
+
+# What a served run of modules written with `from __future__ import annotations` looks like.
+FUTURE = (
+    "import sys, json\n"
+    "import abcd.entry\n"
+    "from abcd import bundle\n"
+    "b = bundle.install('prompt-router')\n"
+    "import {modules}\n"
+    "from abcd.digest import sha256_hex\n"
+    "future = '__future__' in sys.modules\n"
+    "served = sorted(b.served)\n"
+    "b.save()\n"
+    "print(json.dumps({{'future': future, 'served': served,\n"
+    "    'annotations': sha256_hex.__annotations__}}))\n"
+).format(modules=", ".join(PLAIN))
+
+
+@pytest.mark.parametrize("version", PYTHONS)
+def test_a_served_run_never_imports_the_future_module_and_keeps_annotations_as_text(
+    version: str, tmp_path: Path
+) -> None:
+    python, where = interpreter(version), package_copy(tmp_path)
+    first = run(python, where, FUTURE)  # the import system runs each module's future statement
+    assert first["future"]
+    second = run(python, where, FUTURE)
+    assert set(PLAIN) <= set(second["served"])
+    assert not second["future"]  # the statement is the compiler's flag in the bundle's code
+    assert second["annotations"] == first["annotations"] == {"data": "bytes", "return": "str"}
+
+
+def test_only_the_annotations_future_statement_becomes_a_flag() -> None:
+    text = b'"""Doc."""\nfrom __future__ import annotations\n\ndef f(x: Undefined) -> None:\n    pass\n'
+    code = bundle._compiled(text, "m.py")
+    names: dict[str, Any] = {}
+    exec(code, names)
+    assert "annotations" not in names and "__future__" not in code.co_names
+    assert names["f"].__annotations__ == {"x": "Undefined", "return": "None"}
+    assert names["__doc__"] == "Doc."
+    other = b"from __future__ import generator_stop\nx = 1\n"
+    assert "__future__" in bundle._compiled(other, "n.py").co_names  # left to run as written
 
 
 # What each module the bundle holds looks like once loaded: what the import system sets on it.

@@ -15,6 +15,7 @@ import abcd.recall.engine
 import abcd.session.brackets
 import abcd.session.fill
 from abcd.host import hook
+from tests.oscalls import patch_os
 
 from .conftest import Host, page, project_notes, rules
 from .transcript import FRESH, transcript
@@ -78,7 +79,7 @@ def test_p5_recall_opens_only_the_declared_places(
     }
     out, err = io.StringIO(), io.StringIO()
     with monkeypatch.context() as patched:  # (`undo` would undo the suite's ABCD_HOME too)
-        patched.setattr(os, "open", recording_open)
+        patch_os(patched, "open", recording_open)
         patched.setattr(builtins, "open", recording_builtin_open)
         payload_bytes = io.BytesIO(json.dumps(payload).encode())
         assert hook.main(["prompt-router", "--json"], payload_bytes, out, err) == 0

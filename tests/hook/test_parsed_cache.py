@@ -16,6 +16,7 @@ import pytest
 from abcd.host import hook
 from abcd.recall.stemcache import cache_rel, parsed_file
 from tests.conftest import Run
+from tests.oscalls import patch_os
 
 from .conftest import Host, keys, page, project_notes, rules
 from .transcript import FRESH, transcript
@@ -60,7 +61,7 @@ def _opened_by_a_prompt(
     }
     out = io.StringIO()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(os, "open", recording_open)
+        patch_os(patch, "open", recording_open)
         hook.main(
             ["prompt-router", "--json"],
             io.BytesIO(json.dumps(payload).encode()),

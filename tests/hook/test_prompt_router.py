@@ -351,8 +351,10 @@ def test_the_hook_does_not_import_the_cli_framework(host: Host) -> None:
         "import sys, io, json; from abcd.entry import main; "
         "sys.argv=['abcd','hook','prompt-router']; "
         "sys.stdin=io.TextIOWrapper(io.BytesIO(json.dumps({'prompt':'x','cwd':'.'}).encode())); "
-        # The hook leaves through `os._exit` (no teardown): report what it loaded on the way out.
-        "import os; leave = os._exit; os._exit = lambda code: (print(sorted(m for m in sys.modules "
+        # The hook leaves through `os._exit` (no teardown), as `abcd.leanos` gives it: report what
+        # it loaded on the way out.
+        "from abcd import leanos; leave = leanos._exit; "
+        "leanos._exit = lambda code: (print(sorted(m for m in sys.modules "
         "if m.split('.')[0] in ('typer','click','rich','msgspec','portalocker')), file=sys.stderr), "
         "leave(code)); main()"
     )

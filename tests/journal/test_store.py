@@ -14,6 +14,7 @@ from abcd.errors import JournalBroken, Refused, TrustError
 from abcd.journal import segments, store
 from abcd.journal.view import decode_view
 from abcd.trust import Home
+from tests.oscalls import patch_os
 
 from .helpers import added, append, append_adds, note_id, removed, segment
 
@@ -203,7 +204,7 @@ def test_a_read_only_home_says_the_lock_was_not_taken_and_nothing_was_written(
         return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
 
     with monkeypatch.context() as patched:  # (`undo` would undo the suite's ABCD_HOME too)
-        patched.setattr(os, "open", read_only)
+        patch_os(patched, "open", read_only)
         with pytest.raises(TrustError) as refused:
             append_adds(1)
     assert str(refused.value) == (

@@ -23,6 +23,7 @@ from abcd.journal.events import Event
 from abcd.trust import Home
 from tests.conftest import BY, Run
 from tests.hook.conftest import Host
+from tests.oscalls import patch_os
 
 from .helpers import added, append, append_adds, note_id, segment
 
@@ -272,7 +273,7 @@ def test_a_write_the_disk_refuses_leaves_no_empty_segment_and_no_intent(
     # Patched in a context of its own: `monkeypatch.undo()` would undo the suite's ABCD_HOME too,
     # and the writes below went to the person's own home.
     with monkeypatch.context() as patched:
-        patched.setattr(os, "write", full)
+        patch_os(patched, "write", full)
         with pytest.raises(StorageError, match="cannot append: No space left on device"):
             append(added(note_id(0)))
         with pytest.raises(StorageError, match="cannot write the batch's intent"):

@@ -22,6 +22,7 @@ from abcd.session.fill import (
     window_for,
 )
 from abcd.trust import guarded
+from tests.oscalls import patch_os
 
 from .helpers import TRANSCRIPTS, assistant, boundary, transcript, user
 
@@ -203,7 +204,7 @@ def test_a_fifty_megabyte_transcript_is_read_no_further_than_its_last_256_kib(
 
     with monkeypatch.context() as patch:
         patch.setattr(guarded, "open_at", recording_open)
-        patch.setattr(os, "read", counting_read)
+        patch_os(patch, "read", counting_read)
         fill = fill_of(path)
 
     assert fill == Fill(20.0, "transcript")

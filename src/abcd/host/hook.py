@@ -16,9 +16,8 @@ it must not import the CLI framework (no typer, click or rich).
 
 from __future__ import annotations
 
-import os
-
 from abcd import fastjson
+from abcd import leanos as os
 from abcd.errors import AbcdError
 from abcd.host.payload import read_object
 from abcd.host.payload import say as _say

@@ -16,9 +16,8 @@ light (no typer, no rich): this runs every few seconds.
 
 from __future__ import annotations
 
-import os
-
 from abcd import fastjson
+from abcd import leanos as os
 from abcd.errors import AbcdError
 from abcd.session.brackets import bracket_for
 from abcd.session.events import FillRead

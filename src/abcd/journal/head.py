@@ -32,12 +32,12 @@ writes it again. This module is on the hook's path: standard library only.
 from __future__ import annotations
 
 import errno
-import os
-import stat
 
 from abcd import fastjson
+from abcd import leanos as os
 from abcd.constants import FILE_MODE
 from abcd.digest import DIGEST_LEN, STAMP_LEN, sha256_hex
+from abcd.leanos import S_ISREG
 from abcd.trust.guarded import open_at
 
 TYPE_CHECKING = False
@@ -129,7 +129,7 @@ def write_head(home: Home, head: Head) -> None:
     flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = open_at(HEAD_FILE, flags, FILE_MODE, home.fd)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        if not S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
         data = head.encode()
         os.pwrite(fd, data, 0)

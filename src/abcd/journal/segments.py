@@ -15,8 +15,7 @@ whole or, if its writer dies, not at all: the next writer cuts it away.
 
 from __future__ import annotations
 
-import os
-
+from abcd import leanos as os
 from abcd.constants import IMPORT_MAX_BYTES, LINE_MAX_BYTES, SEGMENT_MAX_BYTES
 from abcd.digest import sha256_hex
 from abcd.errors import StorageError, TrustError

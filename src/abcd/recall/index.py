@@ -62,10 +62,10 @@ the stems the notes still use.
 from __future__ import annotations
 
 import marshal
-import os
 import sys
 import zlib
 
+from abcd import leanos as os
 from abcd.errors import AbcdError
 from abcd.recall import bitset
 from abcd.recall.bm25f import Doc

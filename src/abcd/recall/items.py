@@ -22,11 +22,10 @@ On the hook's path: imports `os`, `stat`, `abcd.fastjson`, `abcd.digest`,
 
 from __future__ import annotations
 
-import os
-import stat
 import time
 
 from abcd import fastjson
+from abcd import leanos as os
 from abcd.constants import VIEW_MAX_BYTES, VIEW_SCHEMA_PLAIN
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, CorruptFile, TrustError
@@ -36,6 +35,7 @@ from abcd.journal.lean import (
     project_file_too_deep,
     readable,
 )
+from abcd.leanos import S_ISREG
 from abcd.recall.bm25f import Doc
 from abcd.repo import PROJECT_MEMORY, PROJECT_MEMORY_REL, PROJECT_PAGES, PROJECT_PAGES_REL
 from abcd.shapes import (
@@ -326,7 +326,7 @@ def _lstat(
     except OSError:
         return None
     if (
-        not stat.S_ISREG(st.st_mode)
+        not S_ISREG(st.st_mode)
         or st.st_size > max_bytes
         or st.st_uid != (uid if uid >= 0 else os.geteuid())
         or st.st_mode & writable
@@ -566,7 +566,7 @@ def _read_page(dfd: int, name: str, shown_name: str, writable: int) -> str:
         ) from err
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+        if not S_ISREG(st.st_mode):
             raise TrustError(shown_name, "is not a regular file")
         if st.st_uid != os.geteuid() or st.st_mode & writable:
             check_owner_and_mode(st, shown_name, writable)

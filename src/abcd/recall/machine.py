@@ -12,9 +12,8 @@ machine note: nothing the chain no longer vouches for reaches the model.
 
 from __future__ import annotations
 
-import os
-
 from abcd import fastjson
+from abcd import leanos as os
 from abcd.constants import JOURNAL_VERSION, VIEW_MAX_BYTES, VIEW_SCHEMA_VERSION, ZERO_HASH
 from abcd.digest import (
     STAMP_LEN,

@@ -15,9 +15,9 @@ check reads as `None`, and the caller treats it as its own damage.
 from __future__ import annotations
 
 import marshal
-import os
 from zlib import crc32
 
+from abcd import leanos as os
 from abcd.errors import AbcdError
 
 TYPE_CHECKING = False

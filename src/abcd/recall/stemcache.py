@@ -74,10 +74,10 @@ from abcd.session.files import CACHE_DIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import os
     from collections.abc import Callable, Collection
     from typing import Any, TypeGuard
 
+    from abcd import leanos as os
     from abcd.recall.index import Index
     from abcd.recall.items import Item
     from abcd.recall.pieces import Reader
@@ -97,7 +97,7 @@ FORMAT = 11
 # upgrade or a downgrade, whatever `FORMAT` says; the caches keyed by the parse (the forwards,
 # the reach's table) go with it. Written out, as `TERM_RULE_VERSION` is; a test holds it to the
 # files and names the new value when one changes (tests/hook/test_upgrades.py).
-PARSE_RULE_VERSION = "3b222a4b97a43db0"
+PARSE_RULE_VERSION = "898b5fa536865b49"
 PARSE_RULE_SOURCES = ("recall/items.py", "shapes.py", "journal/lean.py", "fastjson.py")
 # 10,000 items of ~1 KiB of stems each, with room: past this it is not a file this tool wrote.
 CACHE_MAX_BYTES = 32 * 1024 * 1024

@@ -24,9 +24,8 @@ problem naming its file while the other layer still loads.
 
 from __future__ import annotations
 
-import os
-
 from abcd import fastjson
+from abcd import leanos as os
 from abcd.constants import RULES_MAX_BYTES
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, StorageError

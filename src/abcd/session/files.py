@@ -8,9 +8,9 @@ The stale sweep deletes whole files older than a fixed age.
 
 from __future__ import annotations
 
-import os
 import time
 
+from abcd import leanos as os
 from abcd.clock import now_rfc3339
 from abcd.digest import sha256_hex
 from abcd.errors import AbcdError, StorageError

@@ -19,11 +19,10 @@ heavier (no msgspec, no `typing` at run time).
 
 from __future__ import annotations
 
-import os
-import stat
-
 from abcd import fastjson
+from abcd import leanos as os
 from abcd.errors import AbcdError
+from abcd.leanos import S_ISREG
 from abcd.session.events import FillRead, SessionReset
 from abcd.session.files import (
     FILL_DIR,
@@ -245,7 +244,7 @@ def read_transcript_tail(
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+        if not S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
             return None
         offset = max(0, st.st_size - max_bytes)
         if offset:

@@ -11,11 +11,11 @@ and `errno` (no pathlib, contextlib or secrets: each costs milliseconds).
 from __future__ import annotations
 
 import errno
-import os
-import stat
 
+from abcd import leanos as os
 from abcd.constants import DIR_MODE, FILE_MODE, HOME_DEFAULT_NAME, HOME_ENV
 from abcd.errors import StorageError, TrustError
+from abcd.leanos import S_ISLNK, S_ISREG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def check_owner_and_mode(st: os.stat_result, name: str, writable: int = HOME_WRI
 
 def _is_link(path: str, dir_fd: int | None) -> bool:
     try:
-        return stat.S_ISLNK(os.lstat(path, dir_fd=dir_fd).st_mode)
+        return S_ISLNK(os.lstat(path, dir_fd=dir_fd).st_mode)
     except OSError:
         return False
 
@@ -250,7 +250,7 @@ class _Scope:
             raise open_error(err, self.shown(rel), leaf, dfd) from err
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
+            if not S_ISREG(st.st_mode):
                 raise TrustError(self.shown(rel), "is not a regular file")
             if st.st_uid != os.geteuid() or st.st_mode & self.writable:
                 check_owner_and_mode(st, self.shown(rel), self.writable)
