@@ -321,7 +321,7 @@ def main() -> int:
     if args.sweep_ranking:
         return sweep_ranking(args.set, args.notes)
     rows = run(args.set, args.half, [SEED] if args.seed else None, args.notes)[0]
-    halves = ["tune", "held", "fresh", "third"] if args.half == "all" else [args.half]
+    halves = ["tune", "held", "fresh", "third", "fourth"] if args.half == "all" else [args.half]
     groups = {name: [r for r in rows if r.half == name] for name in halves}
     groups["all"] = rows
     kinds = {kind: [r for r in rows if r.kind == kind] for kind in KINDS}
