@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a sentence model would add to recall: a trial on the recall set, not a part of abcd.
 
-    .venv/bin/python tools/recall_trial_dense.py --model-python PYTHON [--json]
+    .venv/bin/python tools/recall_trial_dense.py --model-python PYTHON [--model minilm|static:DIMS:WEIGHTING]
 
 Issue 16 asks for hit@1 >= 0.90, hit@5 >= 0.95 and silence on 7 of 8 prompts that match
 nothing. Twenty rounds of lexical recall (the seed's first tier, the second tier, the page's
@@ -23,11 +23,16 @@ for each writing (the set's own, `taught2/`, `taught2-b/`):
 - `dense`: the candidates are the items whose cosine to the prompt is at least `t`, ranked by it;
 - `union`: the lexical tiers' candidates as the hook ranks them (shipped thresholds), then the
   items only the model admits (cosine >= `t`), ranked by cosine after them;
-- `veto`: `union`, less the lexical candidates whose cosine is below `t` (the model judges
-  the lexical tiers' hits too), ranked by cosine.
+- `hybrid`: a lexical candidate kept when its cosine is at least `keep`, any item admitted at
+  `t`, all ranked by cosine (the model judges the lexical tiers' hits too).
 
-Printed per design and threshold: hit@1, hit@5, silent, on the tuning half (`tune`) and on the
-sets no setting was tuned on (held, fresh, third, fourth, summed), over the three writings.
+`--model static:DIMS:WEIGHTING` replaces the model by a static table distilled from it (each word
+piece's vector as the model gives it alone, reduced by PCA to DIMS; a text the mean of its pieces',
+weighted by idf over the items or flat), the form that would fit the hook.
+
+Printed per design and threshold, as `recall_eval` prints a half: hit@1, hit@5 and silent on the
+tuning half (`tune`) and on the sets no setting was tuned on (held, fresh, third, fourth),
+summed over the three writings; then the setting the issue's targets pick on the tuning half.
 """
 
 from __future__ import annotations
@@ -42,7 +47,6 @@ import recall_eval
 
 SET = Path(__file__).resolve().parent / "recallset"
 WRITINGS = (None, "taught2", "taught2-b")
-OUT_OF_SAMPLE = ("held", "fresh", "third", "fourth")
 THRESHOLDS = tuple(round(0.10 + 0.025 * i, 3) for i in range(25))  # 0.10 .. 0.70
 
 # Run in `--model-python`: argv is [model, table, dims, weighting, items]; stdin the texts (items
@@ -143,33 +147,36 @@ class Judged:
     """One prompt of one writing: what it wants, the lexical tiers' ranked candidates, and every
     item's cosine similarity to it."""
 
-    def __init__(self, group: str, expect: str | None, lexical: list[str], cos: dict[str, float]):
-        self.group, self.expect, self.lexical, self.cos = group, expect, lexical, cos
+    def __init__(self, row: recall_eval.Row, cos: dict[str, float]) -> None:
+        self.tuning = row.half == "tune"
+        self.spec: dict[str, str | None] = {
+            "prompt": row.prompt,
+            "expect": row.expect,
+            "kind": row.kind,
+            "half": row.half,
+        }
+        self.lexical = [key for key, _ in row.scored]
+        self.cos = cos
         self.by_cos = sorted(cos, key=lambda k: (-cos[k], k))
+
+    def as_row(self, ranked: list[str]) -> recall_eval.Row:
+        """The prompt as `recall_eval` scores one, had a design ranked and sent `ranked`."""
+        return recall_eval.Row(self.spec, [(key, 0.0) for key in ranked], ranked)
 
 
 def judged(python: str, model: list[str]) -> list[Judged]:
-    """Every prompt of every half, for each writing of `WRITINGS`."""
+    """Every prompt of every half, for each writing of `WRITINGS` (one home built a writing)."""
     out = []
     for writing in WRITINGS:
         items = items_of(writing)
         keys = sorted(items)
-        notes = SET / writing if writing else None
-        rows = {
-            half: recall_eval.run(SET, half, None, notes)[0] for half in ("tune", *OUT_OF_SAMPLE)
-        }
-        prompts = sorted({r.prompt for rs in rows.values() for r in rs})
+        rows = recall_eval.run(SET, "all", None, SET / writing if writing else None)[0]
+        prompts = sorted({r.prompt for r in rows})
         vectors = embedded(python, model, [items[k] for k in keys] + prompts, len(keys))
         item_vec = dict(zip(keys, vectors[: len(keys)], strict=True))
         prompt_vec = dict(zip(prompts, vectors[len(keys) :], strict=True))
-        for half, rs in rows.items():
-            for r in rs:
-                cos = {k: dot(prompt_vec[r.prompt], v) for k, v in item_vec.items()}
-                out.append(
-                    Judged(
-                        "tune" if half == "tune" else "out", r.expect, [k for k, _ in r.scored], cos
-                    )
-                )
+        for r in rows:
+            out.append(Judged(r, {k: dot(prompt_vec[r.prompt], v) for k, v in item_vec.items()}))
     return out
 
 
@@ -215,36 +222,24 @@ def main() -> int:
     )
     best: tuple[tuple[float, float], str] | None = None
     for design, keep, admit in designs():
-        slots = {"tune": [0] * 5, "out": [0] * 5}
+        tune: list[recall_eval.Row] = []
+        out: list[recall_eval.Row] = []
         for j in rows:
-            r = ranked(j, design, keep, admit)
-            tally(slots[j.group], j.expect, r, bool(r))
-        name = f"{design:<7} keep {keep:<5} admit {admit:<6}"
-        print(f"{name} {shown(slots['tune'])} | {shown(slots['out'])}")
-        t = slots["tune"]
+            (tune if j.tuning else out).append(j.as_row(ranked(j, design, keep, admit)))
+        name = f"{design} keep {keep} admit {admit}"
+        tuned, held = recall_eval.figures(tune), recall_eval.figures(out)
+        print(f"{recall_eval.line(name, tuned)} | out of sample: {recall_eval.line('', held)}")
         # The rule the issue's targets set: silent on at least 7 of 8 tuning prompts that match
         # nothing, then the best hit@1, then hit@5, on the tuning half alone.
-        if t[3] * 8 >= t[4] * 7 and (best is None or (t[0], t[1]) > best[0]):
-            best = ((t[0], t[1]), f"{name} {shown(slots['out'])}")
-    print("picked on tune (silent >= 7/8, best hit@1): " + (best[1] if best else "none"))
-    return 0
-
-
-def tally(slot: list[int], expect: str | None, ranked: list[str], spoke: bool) -> None:
-    """Count one prompt into `slot`: [first, in five, wanting, silent, nothing]."""
-    if expect is None:
-        slot[4] += 1
-        slot[3] += 0 if spoke else 1
-    else:
-        slot[2] += 1
-        slot[0] += ranked[:1] == [expect]
-        slot[1] += expect in ranked[:5]
-
-
-def shown(s: list[int]) -> str:
-    return (
-        f"hit@1 {s[0] / s[2]:.3f} hit@5 {s[1] / s[2]:.3f} silent {s[3]}/{s[4]} ({s[3] / s[4]:.2f})"
+        if tuned["silent"] * 8 >= tuned["nothing"] * 7 and (
+            best is None or (tuned["hit@1"], tuned["hit@5"]) > best[0]
+        ):
+            best = ((tuned["hit@1"], tuned["hit@5"]), recall_eval.line(name, held))
+    print(
+        "picked on tune (silent >= 7/8, best hit@1), out of sample: "
+        + (best[1] if best else "none")
     )
+    return 0
 
 
 if __name__ == "__main__":
